@@ -1,0 +1,50 @@
+"""Where and how to add an import statement that a fix needs."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .findings import Edit, Span
+from .names import ModuleContext
+from .source import Source
+
+_STATEMENT = re.compile(r"(?:from\s+(?P<module>[\w.]+)\s+import\s+(?P<name>\w+)(?:\s+as\s+(?P<alias>\w+))?|import\s+(?P<plain>[\w.]+)(?:\s+as\s+(?P<plain_alias>\w+))?)\s*$")
+_IMPORT_LINE = re.compile(r"(?:import|from)\s")
+
+
+def import_edit(statement: str, source: Source, context: ModuleContext) -> Optional[Edit]:
+    """An edit inserting *statement*, or None when the module already binds what it would bind."""
+    match = _STATEMENT.match(statement)
+    if match is None:
+        raise ValueError(f"not a simple import statement: {statement!r}")
+    if match.group("module"):
+        local = match.group("alias") or match.group("name")
+        qualified = f"{match.group('module')}.{match.group('name')}"
+    else:
+        qualified = match.group("plain")
+        local = match.group("plain_alias") or qualified.split(".", 1)[0]
+        if not match.group("plain_alias"):
+            qualified = local
+    if context.binding(local) == qualified:
+        return None
+    line = _insertion_line(source)
+    return Edit(Span(line, 0, line, 0), statement + "\n")
+
+
+def _insertion_line(source: Source) -> int:
+    """After the last top-level import of the leading import block, else after the docstring."""
+    last_import = None
+    for index, line in enumerate(source.lines):
+        if _IMPORT_LINE.match(line):
+            last_import = index
+        elif line and not line[0].isspace() and not line.startswith(("#", '"', "'", ")")) and last_import is not None:
+            break
+    if last_import is not None:
+        # A parenthesised import continues until its closing bracket.
+        index = last_import
+        if "(" in source.lines[index] and ")" not in source.lines[index]:
+            while index + 1 < len(source.lines) and ")" not in source.lines[index]:
+                index += 1
+        return index + 1
+    return 0

@@ -1,0 +1,480 @@
+"""Name resolution: what a name or attribute chain refers to, and which values are tensors.
+
+Three kinds of value matter to the checks:
+
+- ``Ref(q)``: a module, function or class known by its qualified name (``F.relu`` ->
+  ``torch.nn.functional.relu`` through ``import torch.nn.functional as F``);
+- ``Instance(q)``: an object built from class ``q`` (``self.conv = nn.Conv2d(...)``);
+- ``TensorValue(framework)``: a torch or MindSpore tensor, so that ``x.view`` resolves to
+  ``torch.Tensor.view``.
+
+``ScopeVisitor`` walks a chunk statement by statement, keeping these facts per function;
+each check family subclasses it. The facts are deliberately shallow (no fixpoint, no
+inter-procedural types): enough to resolve the APIs real model code calls, cheap enough for
+every keystroke.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple, Union
+
+from ..knowledge.index import KnowledgeBase
+
+
+@dataclass(frozen=True)
+class Ref:
+    qualified: str
+
+
+@dataclass(frozen=True)
+class Instance:
+    cls: str  # qualified class name; user classes are "<module>.Name"
+    framework: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    framework: str  # "torch" | "mindspore"
+
+
+Value = Union[Ref, Instance, TensorValue]
+
+#: Prefix of user-defined classes in ``Instance.cls``.
+LOCAL = "<module>"
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """Facts about the whole module that every chunk's checks depend on."""
+
+    bindings: Tuple[Tuple[str, str], ...]  # local name -> qualified name, from every import
+    star_imports: Tuple[str, ...]
+    layer_classes: Tuple[Tuple[str, str], ...]  # user class name -> framework of its base layer
+    functions: Tuple[str, ...] = ()  # top-level function names, for checks that follow calls
+
+    @property
+    def key(self) -> Tuple:
+        return (self.bindings, self.star_imports, self.layer_classes, self.functions)
+
+    def binding(self, name: str) -> Optional[str]:
+        return self._bindings.get(name)
+
+    def layer_framework(self, name: str) -> Optional[str]:
+        return self._layers.get(name)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_bindings", dict(self.bindings))
+        object.__setattr__(self, "_layers", dict(self.layer_classes))
+
+
+def import_bindings(tree: ast.AST) -> Iterable[Tuple[str, str]]:
+    """(local name, qualified name) for every absolute import anywhere in *tree*."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    yield alias.asname, alias.name
+                else:
+                    # `import torch.nn` binds `torch`; attribute access finds the rest.
+                    root = alias.name.split(".", 1)[0]
+                    yield root, root
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    yield alias.asname or alias.name, f"{node.module}.{alias.name}"
+
+
+def build_module_context(trees: Iterable[ast.Module], knowledge: KnowledgeBase) -> ModuleContext:
+    bindings: Dict[str, str] = {}
+    stars: List[str] = []
+    classes: List[ast.ClassDef] = []
+    functions: List[str] = []
+    for tree in trees:
+        for local, qualified in import_bindings(tree):
+            bindings[local] = qualified
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if any(a.name == "*" for a in node.names):
+                    stars.append(node.module)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                classes.append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node.name)
+    context = ModuleContext(tuple(sorted(bindings.items())), tuple(stars), ())
+    layers: Dict[str, str] = {}
+    # Bases may be defined after their subclasses' uses: iterate until nothing changes.
+    changed = True
+    while changed:
+        changed = False
+        for cls in classes:
+            if cls.name in layers:
+                continue
+            for base in cls.bases:
+                framework = _layer_base_framework(base, context, layers, knowledge)
+                if framework:
+                    layers[cls.name] = framework
+                    changed = True
+                    break
+    return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions))
+
+
+def _layer_base_framework(base: ast.expr, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
+    if isinstance(base, ast.Name) and base.id in layers:
+        return layers[base.id]
+    qualified = qualified_name(base, context)
+    if qualified is None:
+        return None
+    if qualified in knowledge.tensors.module_bases or _is_layer_class(qualified):
+        return knowledge.tensors.framework_of(qualified)
+    return None
+
+
+def _is_layer_class(qualified: str) -> bool:
+    """Classes of torch.nn / mindspore.nn / mindspore.mint.nn are layers (modules, cells)."""
+    head, _, name = qualified.rpartition(".")
+    return name[:1].isupper() and head in ("torch.nn", "mindspore.nn", "mindspore.mint.nn")
+
+
+def qualified_name(node: ast.expr, context: ModuleContext) -> Optional[str]:
+    """The qualified name of a dotted name expression, through the module's imports."""
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = context.binding(node.id)
+    if root is None:
+        return None
+    parts.append(root)
+    return ".".join(reversed(parts))
+
+
+@dataclass
+class Scope:
+    """Values of local names in one function (or the module body)."""
+
+    values: Dict[str, Optional[Value]] = field(default_factory=dict)
+    parent: Optional["Scope"] = None
+    self_name: Optional[str] = None
+    self_attributes: Dict[str, Value] = field(default_factory=dict)
+    function: Optional[ast.AST] = None
+
+    def lookup(self, name: str) -> Tuple[bool, Optional[Value]]:
+        """(is the name bound here or in an enclosing function, its value if known)."""
+        scope: Optional[Scope] = self
+        while scope is not None:
+            if name in scope.values:
+                return True, scope.values[name]
+            scope = scope.parent
+        return False, None
+
+
+class ScopeVisitor(ast.NodeVisitor):
+    """Walks a chunk keeping per-function facts; checks subclass it.
+
+    Subclasses that override ``visit_*`` methods for statements must call the base method (or
+    ``self.generic_visit``) so that bindings stay right.
+    """
+
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase):
+        self.context = context
+        self.knowledge = knowledge
+        self.facts = knowledge.tensors
+        self.scope = Scope()
+        self.class_stack: List[ast.ClassDef] = []
+
+    # -- inference -------------------------------------------------------------------
+    def infer(self, node: ast.AST) -> Optional[Value]:
+        if isinstance(node, ast.Name):
+            bound, value = self.scope.lookup(node.id)
+            if bound:
+                return value
+            if node.id == "self" and self.scope.self_name:
+                return None
+            qualified = self.context.binding(node.id)
+            if qualified:
+                return Ref(qualified)
+            if self.context.layer_framework(node.id):
+                return Ref(f"{LOCAL}.{node.id}")
+            for module in self.context.star_imports:
+                candidate = f"{module}.{node.id}"
+                if self.knowledge.lookup(candidate):
+                    return Ref(candidate)
+            return None
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name():
+                return self.self_attribute(node.attr)
+            base = self.infer(node.value)
+            if isinstance(base, Ref):
+                return Ref(f"{base.qualified}.{node.attr}")
+            if isinstance(base, TensorValue):
+                if node.attr in self.facts.non_tensor_attributes:
+                    return None
+                return base
+            return None
+        if isinstance(node, ast.Call):
+            return self.infer_call(node)
+        if isinstance(node, ast.BinOp):
+            left, right = self.infer(node.left), self.infer(node.right)
+            for side in (left, right):
+                if isinstance(side, TensorValue):
+                    return side
+            return None
+        if isinstance(node, ast.UnaryOp):
+            operand = self.infer(node.operand)
+            return operand if isinstance(operand, TensorValue) else None
+        if isinstance(node, ast.Subscript):
+            base = self.infer(node.value)
+            return base if isinstance(base, TensorValue) else None
+        if isinstance(node, ast.Compare):
+            # Comparisons of tensors are boolean tensors (masks).
+            for side in (node.left, *node.comparators):
+                value = self.infer(side)
+                if isinstance(value, TensorValue):
+                    return value
+        return None
+
+    def infer_call(self, node: ast.Call) -> Optional[Value]:
+        func = self.infer(node.func)
+        if isinstance(func, Ref):
+            return self._call_result(func.qualified)
+        if isinstance(func, Instance) and self.is_layer(func):
+            return TensorValue(func.framework or "torch")
+        if isinstance(node.func, ast.Attribute):
+            receiver = self.infer(node.func.value)
+            if isinstance(receiver, TensorValue):
+                if node.func.attr in self.facts.non_tensor_methods:
+                    return None
+                return receiver
+        return None
+
+    def _call_result(self, qualified: str) -> Optional[Value]:
+        if qualified.startswith(LOCAL + "."):
+            name = qualified[len(LOCAL) + 1:]
+            return Instance(qualified, self.context.layer_framework(name))
+        framework = self.facts.framework_of(qualified)
+        if framework is None:
+            return None
+        if qualified in self.facts.tensor_classes:
+            return TensorValue(framework)
+        if qualified in self.facts.non_tensor_functions:
+            return None
+        head, _, name = qualified.rpartition(".")
+        if name[:1].isupper():
+            return Instance(qualified, framework)
+        if head in self.facts.tensor_namespaces:
+            return TensorValue(framework)
+        return None
+
+    def is_layer(self, value: Instance) -> bool:
+        if value.cls.startswith(LOCAL + "."):
+            return value.framework is not None
+        return _is_layer_class(value.cls)
+
+    def qualified(self, node: ast.AST) -> Optional[str]:
+        """The qualified API name *node* refers to, including ``torch.Tensor.<method>``."""
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name():
+                return None
+            base = self.infer(node.value)
+            if isinstance(base, TensorValue):
+                return f"{self.tensor_class(base.framework)}.{node.attr}"
+            if isinstance(base, Ref):
+                return f"{base.qualified}.{node.attr}"
+            return None
+        value = self.infer(node)
+        return value.qualified if isinstance(value, Ref) else None
+
+    @staticmethod
+    def tensor_class(framework: str) -> str:
+        return "mindspore.Tensor" if framework == "mindspore" else "torch.Tensor"
+
+    def scope_self_name(self) -> Optional[str]:
+        scope: Optional[Scope] = self.scope
+        while scope is not None:
+            if scope.self_name:
+                return scope.self_name
+            scope = scope.parent
+        return None
+
+    def self_attribute(self, name: str) -> Optional[Value]:
+        scope: Optional[Scope] = self.scope
+        while scope is not None:
+            if name in scope.self_attributes:
+                return scope.self_attributes[name]
+            scope = scope.parent
+        return None
+
+    # -- binding ---------------------------------------------------------------------
+    def bind(self, target: ast.AST, value: Optional[Value]) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.values[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            # `values, indices = x.max(dim)`: every element of a tensor-op result is a tensor.
+            element = value if isinstance(value, TensorValue) else None
+            for item in target.elts:
+                self.bind(item.value if isinstance(item, ast.Starred) else item, element)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name():
+            if value is not None:
+                self.scope.self_attributes.setdefault(target.attr, value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        value = self.infer(node.value)
+        for target in node.targets:
+            self.visit(target)
+            self.bind(target, value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.annotation)
+        self.visit(node.target)
+        value = self.infer(node.value) if node.value is not None else self._annotation_value(node.annotation)
+        self.bind(node.target, value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+        if isinstance(self.infer(node.value), TensorValue):
+            self.bind(node.target, self.infer(node.value))
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self._bind_unknown(node.target)
+        for stmt in node.body + node.orelse:
+            self.visit(stmt)
+
+    visit_AsyncFor = visit_For
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._bind_unknown(item.optional_vars)
+        for stmt in node.body:
+            self.visit(stmt)
+
+    visit_AsyncWith = visit_With
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.bind(node.target, self.infer(node.value))
+
+    def _bind_unknown(self, target: ast.AST) -> None:
+        for name in ast.walk(target):
+            if isinstance(name, ast.Name):
+                self.scope.values[name.id] = None
+
+    def _annotation_value(self, annotation: Optional[ast.AST]) -> Optional[Value]:
+        if annotation is None:
+            return None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        value = self.infer(annotation)
+        if isinstance(value, Ref) and value.qualified in self.facts.tensor_classes:
+            return TensorValue(self.facts.framework_of(value.qualified) or "torch")
+        return None
+
+    # -- scopes ----------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(expr)
+        outer = self.scope
+        self.scope = Scope(parent=outer)
+        self.class_stack.append(node)
+        self.scope.self_attributes = self._collect_self_attributes(node)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.class_stack.pop()
+        self.scope = outer
+
+    def _collect_self_attributes(self, node: ast.ClassDef) -> Dict[str, Value]:
+        """`self.x = <value>` anywhere in the class's methods, so that other methods see them."""
+        attributes: Dict[str, Value] = {}
+        outer = self.scope
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            self_name = method.args.args[0].arg
+            self.scope = Scope(parent=outer, self_name=self_name)
+            self._bind_parameters(method)
+            for stmt in ast.walk(method):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    target = stmt.targets[0]
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+                        value = self.infer(stmt.value)
+                        if value is not None:
+                            attributes.setdefault(target.attr, value)
+        self.scope = outer
+        return attributes
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for expr in node.decorator_list:
+            self.visit(expr)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        outer = self.scope
+        in_class = bool(self.class_stack) and outer.parent is not None and self._directly_in_class(node)
+        self.scope = Scope(parent=outer, function=node)
+        if in_class and node.args.args and not _is_static(node):
+            self.scope.self_name = node.args.args[0].arg
+        self._bind_parameters(node)
+        self.enter_function(node)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.leave_function(node)
+        self.scope = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _directly_in_class(self, node: ast.AST) -> bool:
+        return any(node is stmt for stmt in self.class_stack[-1].body) if self.class_stack else False
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        outer = self.scope
+        self.scope = Scope(parent=outer, function=node)
+        for arg in node.args.args:
+            self.scope.values[arg.arg] = None
+        self.visit(node.body)
+        self.scope = outer
+
+    def enter_function(self, node: ast.AST) -> None:
+        """Hook for checks that keep per-function state."""
+
+    def leave_function(self, node: ast.AST) -> None:
+        """Hook for checks that keep per-function state."""
+
+    def _bind_parameters(self, node) -> None:
+        args = node.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        graph_method = self._is_layer_forward(node)
+        for index, arg in enumerate(params):
+            if self.scope.self_name and arg.arg == self.scope.self_name:
+                continue
+            value = self._annotation_value(arg.annotation)
+            if value is None and graph_method and arg.annotation is None:
+                # Inputs of forward/construct are tensors in model code.
+                value = TensorValue(graph_method)
+            self.scope.values[arg.arg] = value
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                self.scope.values[extra.arg] = None
+
+    def _is_layer_forward(self, node) -> Optional[str]:
+        """The framework when *node* is forward/construct of a layer class."""
+        if not self.class_stack or node.name not in ("forward", "construct"):
+            return None
+        return self.context.layer_framework(self.class_stack[-1].name)
+
+
+def _is_static(node: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)

@@ -1,0 +1,241 @@
+"""msport's settings: one immutable object, built from layered sources and validated key by key.
+
+Sources, lowest precedence first: defaults, ``[tool.msport]`` in the nearest
+``pyproject.toml``, the editor (``initializationOptions`` then ``workspace/configuration``),
+command-line flags. A bad value never stops msport: it becomes a ``SettingProblem`` naming
+the source and key, and the value from the layer below is kept.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from .findings import Severity
+
+SUPPORTED_VERSIONS: Tuple[str, ...] = ("2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.10")
+DEFAULT_VERSION = "2.10"
+BACKENDS = ("ascend", "gpu", "cpu")
+MODES = ("graph", "pynative")
+JIT_LEVELS = ("O0", "O1", "O2")
+
+
+def parse_version(text: str) -> Tuple[int, int]:
+    """``"2.10"`` or ``"2.10.0"`` -> ``(2, 10)``; raises ValueError otherwise."""
+    parts = str(text).strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        raise ValueError(text)
+    return int(parts[0]), int(parts[1])
+
+
+@dataclass(frozen=True)
+class SettingProblem:
+    origin: str  # a file path, "editor settings", "command line"
+    key: str
+    message: str
+    fallback: str = ""  # what msport uses instead
+
+    def __str__(self) -> str:
+        used = f"; using {self.fallback}" if self.fallback else ""
+        return f"{self.origin}: {self.key}: {self.message}{used}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    target_version: str = DEFAULT_VERSION
+    backend: str = "ascend"
+    mode: str = "graph"
+    # MindSpore 2.3+ compiles kernel-by-kernel (O0) by default; O2 is whole-graph sinking.
+    jit_level: str = "O0"
+    select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    severity: Tuple[Tuple[str, Severity], ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    exclude: Tuple[str, ...] = ()
+    #: Files larger than this many lines get one informational finding instead of a full analysis.
+    max_lines: int = 100_000
+    problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
+
+    @property
+    def version(self) -> Tuple[int, int]:
+        return parse_version(self.target_version)
+
+    def analysis_key(self) -> Tuple[str, str, str, str]:
+        """The settings the checks depend on; select/ignore/severity are applied afterwards."""
+        return (self.target_version, self.backend, self.mode, self.jit_level)
+
+    # -- filters applied to findings -------------------------------------------------
+    def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
+        if self.select and not _matches(code, self.select):
+            return False
+        if _matches(code, self.ignore):
+            return False
+        if path is not None:
+            for pattern, codes in self.per_file_ignores:
+                if _path_matches(path, pattern) and _matches(code, codes):
+                    return False
+        return True
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        best = None
+        for prefix, sev in self.severity:
+            if code.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+                best = (prefix, sev)
+        return best[1] if best else default
+
+    def is_excluded(self, path: str) -> bool:
+        return any(_path_matches(path, pattern) for pattern in self.exclude)
+
+    # -- layering --------------------------------------------------------------------
+    def merged(self, values: Mapping[str, Any], origin: str, known_codes: Iterable[str] = ()) -> "Settings":
+        """A copy with *values* (kebab-case or camelCase keys) applied, problems recorded."""
+        known = set(known_codes)
+        changes: Dict[str, Any] = {}
+        problems: List[SettingProblem] = list(self.problems)
+        if not isinstance(values, Mapping):
+            problems.append(SettingProblem(origin, "msport", f"expected a table of settings, got {type(values).__name__}", "the defaults"))
+            return replace(self, problems=tuple(problems))
+        for raw_key, value in values.items():
+            key = _canonical_key(raw_key)
+            spec = _KEYS.get(key)
+            if spec is None:
+                close = _closest(key)
+                hint = f" (did you mean '{close}'?)" if close else ""
+                problems.append(SettingProblem(origin, raw_key, f"unknown setting{hint}; known settings: {', '.join(sorted(_KEYS))}", "nothing (ignored)"))
+                continue
+            attr, validator = spec
+            try:
+                changes[attr] = validator(value, known)
+            except ValueError as exc:
+                problems.append(SettingProblem(origin, raw_key, str(exc), _describe(getattr(self, attr))))
+        return replace(self, **changes, problems=tuple(problems))
+
+
+def _matches(code: str, prefixes: Iterable[str]) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in prefixes)
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    path = path.replace("\\", "/")
+    if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, "*/" + pattern):
+        return True
+    # A bare directory name excludes everything below it, as in ruff and flake8.
+    return f"/{pattern.strip('/')}/" in f"/{path}"
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(v if not isinstance(v, tuple) else v[0]) for v in value) + "]"
+    return repr(value)
+
+
+# -- validators: each returns the typed value or raises ValueError with the expectation ----
+
+def _one_of(choices: Tuple[str, ...], *, fold=str.lower):
+    def check(value: Any, _known) -> str:
+        if isinstance(value, str) and fold(value.strip()) in [fold(c) for c in choices]:
+            return next(c for c in choices if fold(c) == fold(value.strip()))
+        raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+    return check
+
+
+def _version(value: Any, _known) -> str:
+    text = str(value).strip() if isinstance(value, (str, int, float)) else None
+    try:
+        major, minor = parse_version(text) if text else (None, None)
+    except ValueError:
+        major = minor = None
+    name = f"{major}.{minor}"
+    if name not in SUPPORTED_VERSIONS:
+        raise ValueError(f"expected a MindSpore version from {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]} (e.g. \"2.10\"), got {value!r}")
+    return name
+
+
+def _codes(value: Any, known) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v for v in value.replace(" ", ",").split(",") if v]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a list of rule codes such as [\"MS101\", \"MS2\"], got {value!r}")
+    codes = tuple(v.strip().upper() for v in value)
+    if known:
+        unknown = [c for c in codes if c != "ALL" and not any(k.startswith(c) for k in known)]
+        if unknown:
+            raise ValueError(f"unknown rule code(s) {', '.join(unknown)}; run 'msport rules' for the list")
+    return codes
+
+
+def _severity_map(value: Any, known) -> Tuple[Tuple[str, Severity], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a table of code = severity, e.g. {{ MS103 = \"hint\" }}, got {value!r}")
+    result = []
+    for code, sev in value.items():
+        _codes([code], known)
+        try:
+            result.append((str(code).upper(), Severity(str(sev).lower())))
+        except ValueError:
+            raise ValueError(f"severity of {code} must be one of error, warning, info, hint; got {sev!r}") from None
+    return tuple(sorted(result))
+
+
+def _per_file(value: Any, known) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MS2\"] }}, got {value!r}")
+    return tuple(sorted((str(k), _codes(v, known)) for k, v in value.items()))
+
+
+def _globs(value: Any, _known) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a list of glob patterns, got {value!r}")
+    return tuple(value)
+
+
+def _positive_int(value: Any, _known) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"expected a positive integer, got {value!r}")
+    return value
+
+
+_KEYS = {
+    "target-version": ("target_version", _version),
+    "backend": ("backend", _one_of(BACKENDS)),
+    "mode": ("mode", _one_of(MODES)),
+    "jit-level": ("jit_level", _one_of(JIT_LEVELS, fold=str.upper)),
+    "select": ("select", _codes),
+    "ignore": ("ignore", _codes),
+    "severity": ("severity", _severity_map),
+    "per-file-ignores": ("per_file_ignores", _per_file),
+    "exclude": ("exclude", _globs),
+    "max-lines": ("max_lines", _positive_int),
+}
+
+#: Keys an editor may send that are the client's business, not the analysis's.
+CLIENT_ONLY_KEYS = frozenset({
+    "interpreter", "import-strategy", "path", "show-notifications", "trace", "enable", "args",
+})
+
+
+def _canonical_key(key: str) -> str:
+    out = []
+    for ch in str(key):
+        if ch.isupper():
+            out.append("-" + ch.lower())
+        else:
+            out.append("-" if ch == "_" else ch)
+    return "".join(out).lstrip("-")
+
+
+def _closest(key: str) -> Optional[str]:
+    import difflib
+
+    match = difflib.get_close_matches(key, list(_KEYS), n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def editor_values(values: Mapping[str, Any]) -> Dict[str, Any]:
+    """Drop the client-side keys an editor sends along with analysis settings."""
+    if not isinstance(values, Mapping):
+        return values  # type: ignore[return-value]
+    return {k: v for k, v in values.items() if _canonical_key(k) not in CLIENT_ONLY_KEYS}

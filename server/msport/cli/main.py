@@ -1,0 +1,141 @@
+"""``msport`` command line. Exit status: 0 nothing found, 1 findings, 2 usage or configuration error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from .. import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="msport",
+        description="MindSpore porting assistant: PyTorch APIs missing or divergent in MindSpore, and dynamic-shape constructs.",
+    )
+    parser.add_argument("--version", action="version", version=f"msport {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check Python files and directories")
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
+    _add_setting_flags(check)
+
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+
+    rules = commands.add_parser("rules", help="list every rule code")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = commands.add_parser("explain", help="what msport knows about one PyTorch API")
+    explain.add_argument("name", help="a qualified torch name, e.g. torch.nn.GELU")
+    _add_setting_flags(explain, checks=False)
+    return parser
+
+
+def _add_setting_flags(parser: argparse.ArgumentParser, checks: bool = True) -> None:
+    parser.add_argument("--target-version", metavar="V", help="MindSpore version to port to (2.2 ... 2.10; default 2.10)")
+    parser.add_argument("--backend", metavar="B", help="ascend, gpu or cpu (default ascend)")
+    if checks:
+        parser.add_argument("--mode", metavar="M", help="graph or pynative (default graph)")
+        parser.add_argument("--jit-level", metavar="L", help="O0, O1 or O2 (default O0)")
+        parser.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to report (e.g. MS1,MS201)")
+        parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes or prefixes to leave out")
+
+
+def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
+    names = ("target_version", "backend", "mode", "jit_level", "select", "ignore")
+    return {name.replace("_", "-"): getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        _parser().print_help()
+        return EXIT_ERROR
+    if args.command == "serve":
+        from ..lsp.server import run
+
+        return run(args.tcp)
+    if args.command == "rules":
+        from .rules import print_rules
+
+        return print_rules(args.format)
+    if args.command == "explain":
+        from .explain import explain
+
+        return explain(args.name, _flag_values(args))
+    return check(args)
+
+
+def check(args: argparse.Namespace) -> int:
+    from ..analysis.engine import Analyzer
+    from ..analysis.settings import Settings
+    from ..config import settings_for
+    from .files import python_files, read_source
+    from .output import format_json, format_sarif, format_text, summary
+
+    analyzer = Analyzer()
+    known = analyzer.knowledge.codes
+    flags = _flag_values(args)
+    flag_settings = Settings().merged(flags, "command line", known)
+    if flag_settings.problems:
+        for problem in flag_settings.problems:
+            print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+        return EXIT_ERROR
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_ERROR
+
+    reported_problems = set()
+    config_error = False
+    results = []
+    files_checked = 0
+    stream = args.format == "text" and args.output is None
+    for path in python_files(list(args.paths)):
+        settings, _ = settings_for(path.resolve(), known_codes=known)
+        if flags:
+            settings = settings.merged(flags, "command line", known)
+        for problem in settings.problems:
+            config_error = True
+            if problem not in reported_problems:
+                reported_problems.add(problem)
+                print(f"msport: configuration error: {problem}", file=sys.stderr)
+        display = str(path)
+        if settings.is_excluded(path.as_posix()):
+            continue
+        try:
+            text, note = read_source(path)
+        except OSError as exc:
+            print(f"msport: error: {display}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            config_error = True
+            continue
+        if note:
+            print(f"msport: warning: {display}: {note}", file=sys.stderr)
+        result = analyzer.analyze(text, settings, display)
+        files_checked += 1
+        results.append((display, result.findings))
+        if stream:
+            for line in format_text([(display, result.findings)]):
+                print(line)
+
+    if args.format == "text":
+        body = "\n".join(format_text(results)) if not stream else ""
+        body = (body + "\n" if body else "") + summary(results, files_checked)
+    elif args.format == "json":
+        body = format_json(results)
+    else:
+        body = format_sarif(results, known)
+    if args.output is not None:
+        args.output.write_text(body + "\n", encoding="utf-8")
+    else:
+        print(body)
+    if config_error:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if any(findings for _, findings in results) else EXIT_CLEAN

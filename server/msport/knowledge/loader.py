@@ -1,0 +1,230 @@
+"""Load and validate the rule data in ``rules/``.
+
+Rules are data, so they are checked like input: every problem names the file, the entry and
+the field, and one bad entry never hides the others. The bundled rules must load without a
+single problem (a test asserts it); a user's extra rules file may not, and then its bad
+entries are skipped and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from . import toml
+from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
+
+SEVERITIES = ("error", "warning", "info", "hint")
+CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "syntax-error", "config")
+FIRST_VERSION: Version = (2, 2)
+LAST_VERSION: Version = (2, 10)
+
+
+@dataclass(frozen=True)
+class RuleProblem:
+    file: str
+    entry: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}"
+        if self.entry:
+            where += f", {self.entry}"
+        if self.field:
+            where += f", field '{self.field}'"
+        return f"{where}: {self.message}"
+
+
+class RuleFileError(Exception):
+    """Raised by ``read_toml`` when a file is not readable TOML."""
+
+
+def rules_dir() -> Path:
+    """The bundled rules: beside the package in a wheel, at the repository top in a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "rules"
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / "rules"
+
+
+def read_toml(path: Path) -> Dict[str, Any]:
+    try:
+        return toml.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RuleFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except toml.TOMLDecodeError as exc:
+        raise RuleFileError(f"{path}: invalid TOML: {exc}") from None
+
+
+class _Entry:
+    """Typed access to one TOML table that records a problem for each bad field."""
+
+    def __init__(self, table: Mapping[str, Any], file: str, entry: str, problems: List[RuleProblem]):
+        self.table, self.file, self.entry, self.problems = table, file, entry, problems
+
+    def problem(self, field: str, message: str) -> None:
+        self.problems.append(RuleProblem(self.file, self.entry, field, message))
+
+    def text(self, field: str, *, required: bool = False, choices: Iterable[str] = ()) -> Optional[str]:
+        value = self.table.get(field)
+        if value is None:
+            if required:
+                self.problem(field, "is required")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.problem(field, f"expected a non-empty string, got {value!r}")
+            return None
+        choices = tuple(choices)
+        if choices and value not in choices:
+            self.problem(field, f"expected one of {', '.join(choices)}, got {value!r}")
+            return None
+        return value
+
+    def strings(self, field: str) -> Tuple[str, ...]:
+        value = self.table.get(field, [])
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        self.problem(field, f"expected a list of strings, got {value!r}")
+        return ()
+
+    def unknown_fields(self, allowed: Iterable[str]) -> None:
+        allowed = set(allowed)
+        for key in self.table:
+            if key not in allowed:
+                self.problem(key, f"unknown field; expected one of {', '.join(sorted(allowed))}")
+
+
+def parse_versions(text: str) -> Tuple[Version, Version]:
+    """``"2.5-"``, ``"-2.6"``, ``"2.3-2.8"`` or ``"2.4"`` -> inclusive (first, last)."""
+    lo, sep, hi = text.partition("-")
+    first = _version(lo) if lo.strip() else FIRST_VERSION
+    last = _version(hi) if hi.strip() else (LAST_VERSION if sep else first)
+    if first > last:
+        raise ValueError(f"range {text!r} is empty")
+    return first, last
+
+
+def _version(text: str) -> Version:
+    parts = text.strip().split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"{text!r} is not a MindSpore version like 2.5")
+    return int(parts[0]), int(parts[1])
+
+
+def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
+    data = read_toml(path)
+    codes: Dict[str, CodeInfo] = {}
+    for index, table in enumerate(data.get("code", [])):
+        entry = _Entry(table, path.name, f"code #{index + 1} ({table.get('code', '?')})", problems)
+        entry.unknown_fields(("code", "name", "category", "severity", "summary", "why", "example", "fix"))
+        code = entry.text("code", required=True)
+        fields = {
+            "name": entry.text("name", required=True),
+            "category": entry.text("category", required=True, choices=CATEGORIES),
+            "severity": entry.text("severity", required=True, choices=SEVERITIES),
+            "summary": entry.text("summary", required=True),
+            "why": entry.text("why", required=True),
+        }
+        if code in codes:
+            entry.problem("code", f"duplicate code {code}")
+            continue
+        if code and all(fields.values()):
+            codes[code] = CodeInfo(code=code, example=table.get("example", ""), fix=table.get("fix", ""), **fields)
+    return codes
+
+
+_API_FIELDS = ("torch", "status", "mindspore", "note", "diff", "consequence", "versions", "backends", "targets", "aliases", "renames")
+_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames")
+
+
+def load_api_rules(path: Path, problems: List[RuleProblem]) -> List[ApiRule]:
+    data = read_toml(path)
+    rules = []
+    for index, table in enumerate(data.get("api", [])):
+        label = f"entry #{index + 1} ({table.get('torch', '?')})" if isinstance(table, dict) else f"entry #{index + 1}"
+        if not isinstance(table, dict):
+            problems.append(RuleProblem(path.name, label, "", "expected a table"))
+            continue
+        before = len(problems)
+        rule = _api_rule(_Entry(table, path.name, label, problems))
+        if rule is not None and len(problems) == before:
+            rules.append(rule)
+    return rules
+
+
+def _api_rule(entry: _Entry) -> Optional[ApiRule]:
+    entry.unknown_fields(_API_FIELDS)
+    torch = entry.text("torch", required=True)
+    status = entry.text("status", required=True, choices=STATUSES)
+    note = entry.text("note") or ""
+    if status in ("divergent", "missing") and not note:
+        entry.problem("note", f"is required when status is {status}: say what differs or why it is missing")
+    default = _target(entry, entry.table, "")
+    targets: List[Target] = []
+    for position, sub in enumerate(entry.table.get("targets", [])):
+        if not isinstance(sub, dict):
+            entry.problem(f"targets[{position}]", "expected an inline table")
+            continue
+        sub_entry = _Entry(sub, entry.file, entry.entry, entry.problems)
+        sub_entry.unknown_fields(_TARGET_FIELDS)
+        target = _target(sub_entry, sub, f"targets[{position}].", inherit=default)
+        if target:
+            targets.append(target)
+    if not targets and default and (default.mindspore or status == "missing"):
+        targets.append(default)
+    if status != "missing" and not any(t.mindspore for t in targets):
+        entry.problem("mindspore", f"a {status} API needs a MindSpore target ('mindspore' or 'targets')")
+    if not torch or not status:
+        return None
+    return ApiRule(
+        torch=torch,
+        status=status,
+        note=note,
+        diff=entry.text("diff"),
+        consequence=entry.text("consequence"),
+        targets=tuple(targets),
+        aliases=entry.strings("aliases"),
+        origin=f"{entry.file}, {entry.entry}",
+    )
+
+
+def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optional[Target] = None) -> Optional[Target]:
+    first, last = (inherit.first, inherit.last) if inherit else (FIRST_VERSION, LAST_VERSION)
+    if "versions" in table:
+        try:
+            first, last = parse_versions(str(table["versions"]))
+        except ValueError as exc:
+            entry.problem(prefix + "versions", str(exc))
+            return None
+    backends = inherit.backends if inherit else ALL_BACKENDS
+    if "backends" in table:
+        names = table["backends"]
+        if not isinstance(names, list) or not set(names) <= ALL_BACKENDS or not names:
+            entry.problem(prefix + "backends", f"expected a non-empty list drawn from ascend, gpu, cpu, got {names!r}")
+            return None
+        backends = frozenset(names)
+    renames = table.get("renames", {})
+    if not isinstance(renames, dict) or not all(isinstance(v, str) for v in renames.values()):
+        entry.problem(prefix + "renames", f"expected a table of torch_name = \"mindspore_name\", got {renames!r}")
+        renames = {}
+    status = table.get("status") if prefix else None
+    if status is not None and status not in STATUSES:
+        entry.problem(prefix + "status", f"expected one of {', '.join(STATUSES)}, got {status!r}")
+    mindspore = table.get("mindspore", inherit.mindspore if inherit else None)
+    if mindspore is not None and (not isinstance(mindspore, str) or not mindspore.startswith("mindspore")):
+        entry.problem(prefix + "mindspore", f"expected a qualified name starting with 'mindspore', got {mindspore!r}")
+        return None
+    return Target(
+        mindspore=mindspore,
+        first=first,
+        last=last,
+        backends=backends,
+        status=status,
+        note=table.get("note") if prefix else None,
+        renames=tuple(sorted(renames.items())) or (inherit.renames if inherit else ()),
+    )

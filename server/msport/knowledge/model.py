@@ -1,0 +1,70 @@
+"""Immutable records of what msport knows: rule codes, API mappings, verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import FrozenSet, Optional, Tuple
+
+Version = Tuple[int, int]
+
+STATUSES = ("equivalent", "divergent", "missing")
+ALL_BACKENDS: FrozenSet[str] = frozenset({"ascend", "gpu", "cpu"})
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """A rule code and its documentation, in the manner of ruff's rule pages."""
+
+    code: str
+    name: str
+    category: str
+    severity: str
+    summary: str
+    why: str
+    example: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One MindSpore counterpart, valid for a range of versions and a set of backends."""
+
+    mindspore: Optional[str]
+    first: Version
+    last: Version
+    backends: FrozenSet[str] = ALL_BACKENDS
+    status: Optional[str] = None
+    note: Optional[str] = None
+    #: torch keyword -> MindSpore keyword, for the rename fix and the hover card.
+    renames: Tuple[Tuple[str, str], ...] = ()
+
+    def applies(self, version: Version, backend: str) -> bool:
+        return self.first <= version <= self.last and backend in self.backends
+
+
+@dataclass(frozen=True)
+class ApiRule:
+    torch: str
+    status: str
+    note: str = ""
+    diff: Optional[str] = None
+    consequence: Optional[str] = None
+    targets: Tuple[Target, ...] = ()
+    aliases: Tuple[str, ...] = ()
+    origin: str = ""  # "rules/api/torch.toml, entry 12 (torch.cat)"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What msport says about one torch API for one MindSpore version and backend."""
+
+    torch: str
+    status: str
+    mindspore: Optional[str]
+    note: str
+    diff: Optional[str]
+    consequence: Optional[str]
+    rule: ApiRule = field(compare=False, repr=False)
+    renames: Tuple[Tuple[str, str], ...] = ()
+    #: Set when no target fits the version/backend: the versions/backends where one does.
+    available_elsewhere: Optional[str] = None

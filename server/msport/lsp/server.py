@@ -1,0 +1,339 @@
+"""msport's language server: thin pygls handlers over the analysis core.
+
+- Diagnostics are pulled (``textDocument/diagnostic``) when the client can, pushed otherwise,
+  never both, so a client never shows duplicates.
+- Analysis runs on a worker thread, off the event loop; a result for a version the user has
+  already typed past is dropped.
+- Nothing result-producing answers before the editor's configuration has been read, since a
+  first answer under the wrong settings would flash wrong squiggles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..analysis.engine import AnalysisResult, Analyzer
+from ..analysis.findings import Finding
+from ..analysis.lookup import api_at
+from ..analysis.settings import Settings, editor_values
+from ..analysis.source import from_encoding
+from ..config import settings_for
+from ..knowledge.cards import api_card
+from .convert import to_diagnostic, to_range
+from .documents import DocumentStore, EditOutOfRange
+
+log = logging.getLogger("msport")
+
+
+@dataclass
+class Analysis:
+    version: Optional[int]
+    result: AnalysisResult
+    settings: Settings
+
+
+class MsportServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("msport", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.documents = DocumentStore()
+        self.analyses: Dict[str, Analysis] = {}
+        self._inflight: Dict[str, Tuple[Optional[int], asyncio.Future]] = {}
+        self._analyzer: Optional[Analyzer] = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="msport-analysis")
+        self.editor_settings: Dict[str, Any] = {}
+        self.pull = False
+        self._config_ready: Optional[asyncio.Event] = None
+        self._shown: set = set()
+
+    # -- state -----------------------------------------------------------------------
+    @property
+    def analyzer(self) -> Analyzer:
+        if self._analyzer is None:
+            self._analyzer = Analyzer()
+        return self._analyzer
+
+    @property
+    def config_ready(self) -> asyncio.Event:
+        if self._config_ready is None:
+            self._config_ready = asyncio.Event()
+        return self._config_ready
+
+    @property
+    def encoding(self) -> str:
+        encoding = self.workspace.position_encoding or "utf-16"
+        return str(getattr(encoding, "value", encoding))
+
+    def settings_for(self, uri: str) -> Settings:
+        known = self.analyzer.knowledge.codes
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        settings = Settings()
+        if path:
+            settings, _ = settings_for(Path(path), known_codes=known)
+        if self.editor_settings:
+            settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known)
+        for problem in settings.problems:
+            self._show_once(str(problem), types.MessageType.Warning)
+        return settings
+
+    def _show_once(self, message: str, kind: types.MessageType) -> None:
+        if message in self._shown:
+            return
+        self._shown.add(message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=f"msport: {message}"))
+        self.window_show_message(types.ShowMessageParams(type=kind, message=f"msport: {message}"))
+
+    # -- analysis --------------------------------------------------------------------
+    async def current(self, uri: str) -> Optional[Analysis]:
+        """The analysis of the document's current text, computed once per version."""
+        await self.config_ready.wait()
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        done = self.analyses.get(uri)
+        if done is not None and done.version == doc.version:
+            return done
+        inflight = self._inflight.get(uri)
+        if inflight is None or inflight[0] != doc.version or inflight[1].cancelled():
+            settings = self.settings_for(uri)
+            path = to_fs_path(uri) if uri.startswith("file:") else uri
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, doc.text, settings, path)
+            inflight = (doc.version, asyncio.ensure_future(self._finish(uri, doc.version, settings, future)))
+            self._inflight[uri] = inflight
+        return await asyncio.shield(inflight[1])
+
+    def _run(self, text: str, settings: Settings, path: Optional[str]) -> Optional[AnalysisResult]:
+        try:
+            return self.analyzer.analyze(text, settings, path)
+        except Exception as exc:  # a bug in a check must not take the server down
+            log.exception("analysis failed for %s", path)
+            self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
+            return None
+
+    async def _finish(self, uri: str, version, settings: Settings, future) -> Optional[Analysis]:
+        result = await future
+        if result is None:
+            return None
+        analysis = Analysis(version, result, settings)
+        doc = self.documents.get(uri)
+        if doc is not None and doc.version == version:
+            self.analyses[uri] = analysis
+        return analysis
+
+    def diagnostics(self, uri: str, analysis: Analysis) -> List[types.Diagnostic]:
+        source = analysis.result.source
+        return [to_diagnostic(f, i, source, self.encoding, uri) for i, f in enumerate(analysis.result.findings)]
+
+    async def publish(self, uri: str) -> None:
+        """Push mode: analyse and publish, unless the text moved on meanwhile."""
+        await asyncio.sleep(0)  # let edits already queued arrive first: they make this one stale
+        doc = self.documents.get(uri)
+        if doc is None:
+            return
+        version = doc.version
+        analysis = await self.current(uri)
+        doc = self.documents.get(uri)
+        if analysis is None or doc is None or doc.version != version or analysis.version != version:
+            return
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=self.diagnostics(uri, analysis))
+        )
+
+    def schedule(self, uri: str) -> None:
+        if not self.pull:
+            asyncio.ensure_future(self.publish(uri))
+
+    def refresh_all(self) -> None:
+        """After a configuration change: forget results, then re-push or ask the client to re-pull."""
+        self.analyses.clear()
+        self._inflight.clear()
+        if self.pull:
+            workspace_caps = self.client_capabilities.workspace
+            diagnostics_caps = workspace_caps.diagnostics if workspace_caps else None
+            if diagnostics_caps and diagnostics_caps.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+        else:
+            for doc in self.documents:
+                self.schedule(doc.uri)
+
+    async def load_configuration(self) -> None:
+        caps = self.client_capabilities.workspace
+        if caps is not None and caps.configuration:
+            try:
+                values = await asyncio.wait_for(
+                    self.workspace_configuration_async(types.ConfigurationParams(items=[types.ConfigurationItem(section="msport")])),
+                    timeout=5,
+                )
+                if values and isinstance(values[0], dict):
+                    self.editor_settings = {**self.editor_settings, **values[0]}
+            except Exception as exc:  # a client that cannot answer leaves the other settings in force
+                log.warning("workspace/configuration failed: %r", exc)
+        self.config_ready.set()
+
+
+server = MsportServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options
+    if isinstance(options, dict):
+        nested = options.get("settings")
+        ls.editor_settings = dict(nested) if isinstance(nested, dict) else {k: v for k, v in options.items() if k != "settings"}
+    text_caps = params.capabilities.text_document
+    ls.pull = bool(text_caps and text_caps.diagnostic)
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: MsportServer, params: types.InitializedParams) -> None:
+    # Load the rules while the client is still busy opening files.
+    await asyncio.get_running_loop().run_in_executor(ls._executor, lambda: ls.analyzer)
+    for problem in ls.analyzer.knowledge.problems:
+        ls._show_once(f"rule data: {problem}", types.MessageType.Error)
+    await ls.load_configuration()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: MsportServer, params: types.DidChangeConfigurationParams) -> None:
+    settings = params.settings
+    if isinstance(settings, dict) and isinstance(settings.get("msport"), dict):
+        ls.editor_settings = {**ls.editor_settings, **settings["msport"]}
+    await ls.load_configuration()
+    ls.refresh_all()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: MsportServer, params: types.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    ls.documents.open(doc.uri, doc.text, doc.version)
+    ls.schedule(doc.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: MsportServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    try:
+        ls.documents.change(uri, params.text_document.version, params.content_changes, ls.encoding)
+    except KeyError:
+        log.warning("didChange for a document never opened: %s", uri)
+        return
+    except EditOutOfRange as exc:
+        ls._show_once(f"{uri}: an edit could not be applied ({exc}); reopen the file to resynchronise", types.MessageType.Error)
+        return
+    ls.schedule(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: MsportServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Saving changes nothing msport reads; declared so that clients may send it."""
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: MsportServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.documents.close(uri)
+    ls.analyses.pop(uri, None)
+    ls._inflight.pop(uri, None)
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="msport", inter_file_dependencies=False, workspace_diagnostics=False),
+)
+async def diagnostic(ls: MsportServer, params: types.DocumentDiagnosticParams):
+    uri = params.text_document.uri
+    analysis = await ls.current(uri)
+    if analysis is None:
+        if ls.documents.get(uri) is None:
+            raise ValueError(f"textDocument/diagnostic: {uri} is not open")
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    result_id = f"{analysis.version}:{hash(analysis.settings.analysis_key())}:{len(analysis.result.findings)}"
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics(uri, analysis), result_id=result_id)
+
+
+def _overlaps(finding: Finding, start: Tuple[int, int], end: Tuple[int, int]) -> bool:
+    span = finding.span
+    return (span.start_line, span.start_col) <= end and start <= (span.end_line, span.end_col)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+async def code_action(ls: MsportServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
+    uri = params.text_document.uri
+    analysis = await ls.current(uri)
+    if analysis is None:
+        return None
+    only = params.context.only
+    if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
+        return []
+    source = analysis.result.source
+    encoding = ls.encoding
+    start = (params.range.start.line, from_encoding(source.line(params.range.start.line), params.range.start.character, encoding))
+    end = (params.range.end.line, from_encoding(source.line(params.range.end.line), params.range.end.character, encoding))
+    actions: List[types.CodeAction] = []
+    for index, finding in enumerate(analysis.result.findings):
+        if not finding.fixes or not _overlaps(finding, start, end):
+            continue
+        diagnostic = to_diagnostic(finding, index, source, encoding, uri)
+        for fix in finding.fixes:
+            edits = [types.TextEdit(range=to_range(e.span, source, encoding), new_text=e.new_text) for e in fix.edits]
+            actions.append(
+                types.CodeAction(
+                    title=f"msport: {fix.title}" + (" (unsafe)" if fix.safety.value == "unsafe" else ""),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                    is_preferred=fix.safety.value == "safe",
+                )
+            )
+    return actions
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.Hover]:
+    uri = params.text_document.uri
+    analysis = await ls.current(uri)
+    if analysis is None:
+        return None
+    source = analysis.result.source
+    line = params.position.line
+    if not 0 <= line < len(source.lines):
+        return None
+    col = from_encoding(source.line(line), params.position.character, ls.encoding)
+    found = api_at(analysis.result, ls.analyzer.knowledge, line, col)
+    if found is None:
+        return None
+    settings = analysis.settings
+    card = api_card(ls.analyzer.knowledge, found.qualified, settings.version, settings.backend)
+    if card is None:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=card),
+        range=to_range(found.span, source, ls.encoding),
+    )
+
+
+def run(tcp: Optional[str] = None) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="msport: %(levelname)s %(message)s")
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            print(f"msport: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
+            return 2
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0

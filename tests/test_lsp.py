@@ -1,0 +1,255 @@
+"""End to end through a real LSP client (pytest-lsp) against `python -m msport serve`.
+
+Two client profiles: VS Code 1.65 (push diagnostics, UTF-16 positions) and Neovim 0.11 (pull
+diagnostics, UTF-8 positions: its spec lists utf-8 first)."""
+
+import asyncio
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from conftest import EXAMPLES
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+
+TEXT = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "\n"
+    "class Head(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        y = torch.cat([x, x], 1)  # 拼接两个张量 🚀 then\n"
+    "        return y.size(0), nn.GELU()(y)\n"
+)
+URI = "file:///tmp/msport_lsp_test/model.py"
+
+
+async def start(client: LanguageClient, spec: str, options=None):
+    caps = client_capabilities(spec)
+    await client.initialize_session(
+        types.InitializeParams(capabilities=caps, initialization_options=options, root_uri="file:///tmp/msport_lsp_test")
+    )
+
+
+def open_doc(client, text=TEXT, uri=URI, version=1):
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+        )
+    )
+
+
+async def wait_push(client, uri, predicate, timeout=20):
+    async def loop():
+        while not (uri in client.diagnostics and predicate(client.diagnostics[uri])):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return client.diagnostics[uri]
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+async def pull(client, uri=URI):
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return report.items
+
+
+def codes(diagnostics):
+    return sorted(str(d.code) for d in diagnostics)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def vscode(lsp_client: LanguageClient):
+    await start(lsp_client, "visual-studio-code")
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def neovim(lsp_client: LanguageClient):
+    await start(lsp_client, "neovim@v0.11.0")
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_push_diagnostics_after_open_and_incremental_edit(vscode: LanguageClient):
+    open_doc(vscode)
+    diags = await wait_push(vscode, URI, lambda d: len(d) > 0)
+    assert "MS103" in codes(diags) and "MS102" in codes(diags)
+    assert all(d.source == "msport" for d in diags)
+    # Incremental edit: delete the `torch.cat` line's call by replacing `torch.cat` with `foo`.
+    line = 5
+    start = TEXT.split("\n")[line].index("torch.cat")
+    vscode.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=types.Position(line=line, character=start), end=types.Position(line=line, character=start + 9)),
+                    text="foo",
+                )
+            ],
+        )
+    )
+    diags = await wait_push(vscode, URI, lambda d: "MS103" not in codes(d))
+    assert "MS102" in codes(diags)
+
+
+async def test_push_client_gets_no_pull_duplicates(vscode: LanguageClient):
+    open_doc(vscode)
+    await wait_push(vscode, URI, lambda d: len(d) > 0)
+    # VS Code 1.65's spec has no pull support: it must only be pushed to.
+    assert vscode.capabilities.text_document.diagnostic is None
+
+
+async def test_utf16_positions_on_a_line_with_chinese_and_emoji(vscode: LanguageClient):
+    text = "import torch\nx = 1  # 中文 🚀\ny = '🚀🚀'; z = torch.cat(a)\n"
+    open_doc(vscode, text)
+    diags = await wait_push(vscode, URI, lambda d: any(str(x.code) == "MS103" for x in d))
+    cat = next(d for d in diags if str(d.code) == "MS103")
+    line = text.split("\n")[2]
+    cp = line.index("torch.cat")
+    assert cat.range.start.line == 2
+    # two astral characters before: UTF-16 columns are two units larger than code points
+    assert cat.range.start.character == cp + 2
+    assert cat.range.end.character == cp + 2 + len("torch.cat")
+
+
+async def test_pull_diagnostics_after_open_and_edit(neovim: LanguageClient):
+    open_doc(neovim)
+    items = await pull(neovim)
+    assert "MS103" in codes(items)
+    # Pull clients are never pushed to.
+    await asyncio.sleep(0.3)
+    assert URI not in neovim.diagnostics
+    neovim.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="import torch\nx = torch.flatten(y)\n")],
+        )
+    )
+    items = await pull(neovim)
+    assert codes(items) == ["MS102"]
+    assert items[0].range.start.line == 1
+
+
+async def test_configuration_change_republishes(vscode: LanguageClient):
+    vscode.set_configuration({"targetVersion": "2.10", "ignore": []}, section="msport")
+    open_doc(vscode)
+    await wait_push(vscode, URI, lambda d: "MS103" in codes(d))
+    vscode.set_configuration({"targetVersion": "2.10", "ignore": ["MS103"]}, section="msport")
+    vscode.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    diags = await wait_push(vscode, URI, lambda d: "MS103" not in codes(d))
+    assert "MS102" in codes(diags)
+
+
+async def test_configuration_change_reaches_pull_clients(neovim: LanguageClient):
+    open_doc(neovim)
+    assert "MS103" in codes(await pull(neovim))
+    neovim.set_configuration({"ignore": ["MS103"]}, section="msport")
+    neovim.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    # Neovim 0.11 has no refresh support: its next pull must see the new settings.
+    for _ in range(100):
+        if "MS103" not in codes(await pull(neovim)):
+            break
+        await asyncio.sleep(0.05)
+    assert "MS103" not in codes(await pull(neovim))
+    assert neovim.diagnostic_refresh_count == 0
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def refreshing(lsp_client: LanguageClient):
+    caps = client_capabilities("neovim@v0.11.0")
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=caps))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_configuration_change_asks_refreshing_clients_to_pull(refreshing: LanguageClient):
+    open_doc(refreshing)
+    assert "MS103" in codes(await pull(refreshing))
+    refreshing.set_configuration({"ignore": ["MS103"]}, section="msport")
+    refreshing.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    for _ in range(100):
+        if refreshing.diagnostic_refresh_count:
+            break
+        await asyncio.sleep(0.05)
+    assert refreshing.diagnostic_refresh_count == 1
+    assert "MS103" not in codes(await pull(refreshing))
+
+
+async def test_code_action_round_trip(vscode: LanguageClient):
+    open_doc(vscode)
+    diags = await wait_push(vscode, URI, lambda d: "MS103" in codes(d))
+    cat = next(d for d in diags if str(d.code) == "MS103")
+    actions = await vscode.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            range=cat.range,
+            context=types.CodeActionContext(diagnostics=[cat]),
+        )
+    )
+    fix = next(a for a in actions if "mindspore.ops.cat" in a.title)
+    assert fix.kind == types.CodeActionKind.QuickFix
+    edits = fix.edit.changes[URI]
+    new_texts = sorted(e.new_text for e in edits)
+    assert new_texts == ["from mindspore import ops\n", "ops.cat"]
+    applied = apply_edits(TEXT, edits)
+    assert "y = ops.cat([x, x], 1)" in applied
+    assert applied.split("\n")[2] == "from mindspore import ops"
+    compile(applied, "model.py", "exec")
+
+
+def apply_edits(text, edits):
+    """Apply LSP TextEdits (UTF-16 positions; ASCII here) bottom-up."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
+    for e in ordered:
+        start = offsets[e.range.start.line] + e.range.start.character
+        end = offsets[e.range.end.line] + e.range.end.character
+        text = text[:start] + e.new_text + text[end:]
+    return text
+
+
+async def test_hover_round_trip(vscode: LanguageClient):
+    open_doc(vscode)
+    line = TEXT.split("\n")[6]
+    hover = await vscode.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=URI),
+            position=types.Position(line=6, character=line.index("GELU") + 1),
+        )
+    )
+    assert hover is not None
+    assert "torch.nn.GELU" in hover.contents.value and "mindspore.nn.GELU" in hover.contents.value
+    assert "approximate=False" in hover.contents.value
+    # A name that is not an API gives no hover.
+    nothing = await vscode.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=5, character=8))
+    )
+    assert nothing is None
+
+
+async def test_example_file_through_the_server(neovim: LanguageClient):
+    text = (EXAMPLES / "resnet_block.py").read_text()
+    uri = (EXAMPLES / "resnet_block.py").as_uri()
+    open_doc(neovim, text, uri)
+    items = await pull(neovim, uri)
+    assert {"MS101", "MS102", "MS103"} <= set(codes(items))
+
+
+async def test_utf8_positions_for_neovim(neovim: LanguageClient):
+    text = "import torch\ny = '中文'; z = torch.cat(a)\n"
+    open_doc(neovim, text)
+    items = await pull(neovim)
+    cat = next(d for d in items if str(d.code) == "MS103")
+    line = text.split("\n")[1]
+    assert cat.range.start.character == len(line[: line.index("torch.cat")].encode("utf-8"))

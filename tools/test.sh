@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine: creates .venv/, installs msport and everything the
+# tests need (real torch 2.13 CPU and mindspore 2.10, which needs numpy<2), then runs pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+VENV=${MSPORT_VENV:-.venv}
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
+# torch==2.13.0 resolves to the CPU build; a plain `torch` would pull several GB of CUDA.
+pip install "torch==2.13.0" "mindspore==2.10.0" "numpy<2"
+pip install -e ".[test]"
+# The SARIF 2.1.0 JSON schema ships in this npm package; the SARIF test validates against it.
+SCHEMA=.cache/sarif-2.1.0.json
+if [ ! -s "$SCHEMA" ]; then
+  mkdir -p .cache/npm && (cd .cache/npm && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null \
+    && tar xzf microsoft-jest-sarif-1.0.0-beta.0.tgz package/lib/schemas/sarif-2.1.0-rtm.5.json) \
+    && cp .cache/npm/package/lib/schemas/sarif-2.1.0-rtm.5.json "$SCHEMA"
+fi
+export MSPORT_SARIF_SCHEMA=$PWD/$SCHEMA
+exec "$VENV/bin/python" -m pytest "$@"
