@@ -9,7 +9,7 @@ from msport.knowledge.loader import RuleProblem, load_api_rules, rules_dir
 def test_bundled_rules_load_without_problems(knowledge):
     assert knowledge.problems == []
     assert {"MS001", "MS101", "MS102", "MS103"} <= set(knowledge.codes)
-    assert knowledge.lookup("torch.concat").torch == "torch.cat"  # aliases
+    assert knowledge.lookup("torch.nn.parameter.Parameter").torch == "torch.nn.Parameter"  # aliases
 
 
 def test_malformed_entries_name_file_entry_and_field(tmp_path):
@@ -59,3 +59,14 @@ def test_version_and_backend_select_the_target(tmp_path):
     assert kb.verdict("torch.gelu_like", (2, 4), "ascend").mindspore == "mindspore.ops.gelu"
     gone = kb.verdict("torch.gelu_like", (2, 2), "cpu")
     assert gone.status == "missing" and "mindspore.ops.gelu in MindSpore 2.3-2.10" in gone.available_elsewhere
+
+
+def test_the_compiled_cache_gives_back_exactly_the_parsed_rules(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSPORT_CACHE_DIR", str(tmp_path))
+    parsed = load_knowledge()
+    assert len(list(tmp_path.glob("rules-*.json"))) == 1  # written on the first load
+    cached = load_knowledge()
+    assert cached.apis == parsed.apis and cached.problems == []
+    # With the cache turned off, the same rules again.
+    monkeypatch.setenv("MSPORT_NO_CACHE", "1")
+    assert load_knowledge().apis == parsed.apis

@@ -62,6 +62,10 @@ def codes(diagnostics):
     return sorted(str(d.code) for d in diagnostics)
 
 
+def apis(diagnostics):
+    return sorted(d.data["torch_api"] for d in diagnostics)
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def vscode(lsp_client: LanguageClient):
     await start(lsp_client, "visual-studio-code")
@@ -79,8 +83,8 @@ async def neovim(lsp_client: LanguageClient):
 async def test_push_diagnostics_after_open_and_incremental_edit(vscode: LanguageClient):
     open_doc(vscode)
     diags = await wait_push(vscode, URI, lambda d: len(d) > 0)
-    assert "MS103" in codes(diags) and "MS102" in codes(diags)
-    assert all(d.source == "msport" for d in diags)
+    assert {"torch.cat", "torch.nn.GELU"} <= set(apis(diags))
+    assert all(d.source == "msport" and str(d.code).startswith("MS1") for d in diags)
     # Incremental edit: delete the `torch.cat` line's call by replacing `torch.cat` with `foo`.
     line = 5
     start = TEXT.split("\n")[line].index("torch.cat")
@@ -95,8 +99,8 @@ async def test_push_diagnostics_after_open_and_incremental_edit(vscode: Language
             ],
         )
     )
-    diags = await wait_push(vscode, URI, lambda d: "MS103" not in codes(d))
-    assert "MS102" in codes(diags)
+    diags = await wait_push(vscode, URI, lambda d: "torch.cat" not in apis(d))
+    assert "torch.nn.GELU" in apis(diags)
 
 
 async def test_push_client_gets_no_pull_duplicates(vscode: LanguageClient):
@@ -122,7 +126,7 @@ async def test_utf16_positions_on_a_line_with_chinese_and_emoji(vscode: Language
 async def test_pull_diagnostics_after_open_and_edit(neovim: LanguageClient):
     open_doc(neovim)
     items = await pull(neovim)
-    assert "MS103" in codes(items)
+    assert "torch.cat" in apis(items)
     # Pull clients are never pushed to.
     await asyncio.sleep(0.3)
     assert URI not in neovim.diagnostics
@@ -133,7 +137,7 @@ async def test_pull_diagnostics_after_open_and_edit(neovim: LanguageClient):
         )
     )
     items = await pull(neovim)
-    assert codes(items) == ["MS102"]
+    assert apis(items) == ["torch.flatten"]
     assert items[0].range.start.line == 1
 
 
@@ -194,14 +198,17 @@ async def test_code_action_round_trip(vscode: LanguageClient):
             context=types.CodeActionContext(diagnostics=[cat]),
         )
     )
-    fix = next(a for a in actions if "mindspore.ops.cat" in a.title)
+    target = cat.data["mindspore_api"]  # e.g. mindspore.mint.cat
+    module, _, name = target.rpartition(".")
+    parent, _, short = module.rpartition(".")
+    fix = next(a for a in actions if target in a.title)
     assert fix.kind == types.CodeActionKind.QuickFix
     edits = fix.edit.changes[URI]
     new_texts = sorted(e.new_text for e in edits)
-    assert new_texts == ["from mindspore import ops\n", "ops.cat"]
+    assert new_texts == sorted([f"from {parent} import {short}\n", f"{short}.{name}"])
     applied = apply_edits(TEXT, edits)
-    assert "y = ops.cat([x, x], 1)" in applied
-    assert applied.split("\n")[2] == "from mindspore import ops"
+    assert f"y = {short}.{name}([x, x], 1)" in applied
+    assert applied.split("\n")[2] == f"from {parent} import {short}"
     compile(applied, "model.py", "exec")
 
 
@@ -253,3 +260,36 @@ async def test_utf8_positions_for_neovim(neovim: LanguageClient):
     cat = next(d for d in items if str(d.code) == "MS103")
     line = text.split("\n")[1]
     assert cat.range.start.character == len(line[: line.index("torch.cat")].encode("utf-8"))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve", "--stdio"]))
+async def helix_like(lsp_client: LanguageClient):
+    # `--stdio` as vscode-languageclient passes it; settings under "msport" as Helix sends them.
+    await start(lsp_client, "neovim@v0.11.0", options={"msport": {"ignore": ["MS103"]}})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_initialization_options_under_msport_and_stdio_flag(helix_like: LanguageClient):
+    open_doc(helix_like)
+    items = await pull(helix_like)
+    assert items and "MS103" not in codes(items)
+    assert not any("unknown setting" in m.message for m in helix_like.messages)
+
+
+async def test_a_setting_removed_in_the_editor_goes_away(neovim: LanguageClient):
+    neovim.set_configuration({"ignore": ["MS103"]}, section="msport")
+    neovim.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    open_doc(neovim)
+    for _ in range(100):
+        if "MS103" not in codes(await pull(neovim)):
+            break
+        await asyncio.sleep(0.05)
+    assert "MS103" not in codes(await pull(neovim))
+    neovim.set_configuration({}, section="msport")
+    neovim.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    for _ in range(100):
+        if "MS103" in codes(await pull(neovim)):
+            break
+        await asyncio.sleep(0.05)
+    assert "MS103" in codes(await pull(neovim))

@@ -18,4 +18,22 @@ if [ ! -s "$SCHEMA" ]; then
     && cp .cache/npm/package/lib/schemas/sarif-2.1.0-rtm.5.json "$SCHEMA"
 fi
 export MSPORT_SARIF_SCHEMA=$PWD/$SCHEMA
+# Real model code for the coverage test (tests/knowledge/test_coverage.py): timm (an image-model
+# zoo) and torchvision (detection models), downloaded from PyPI as wheels and unpacked, never installed.
+CORPUS=.cache/corpus
+if [ ! -d "$CORPUS/timm/timm" ] || [ ! -d "$CORPUS/torchvision/torchvision" ]; then
+  rm -rf "$CORPUS" && mkdir -p "$CORPUS/wheels"
+  pip download --no-deps -d "$CORPUS/wheels" "timm==1.0.20" "torchvision==0.28.0"
+  "$VENV/bin/python" -m zipfile -e "$CORPUS"/wheels/timm-1.0.20-*.whl "$CORPUS/timm"
+  "$VENV/bin/python" -m zipfile -e "$CORPUS"/wheels/torchvision-0.28.0-*.whl "$CORPUS/torchvision"
+fi
+export MSPORT_CORPUS=$PWD/$CORPUS
+# Headless Chromium (Debian's package) renders the HTML report in tests/report/.
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+# Real editors for tests/e2e/ (Neovim, Emacs + eglot, code-server + Playwright driving Chromium)
+# and the msport .vsix with the server bundled; idempotent, cached under .cache/e2e/.
+bash tools/install-e2e.sh "$VENV/bin/python"
 exec "$VENV/bin/python" -m pytest "$@"

@@ -9,7 +9,9 @@ inserted above it) is not checked again.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple, Type
@@ -18,12 +20,16 @@ from ..knowledge.index import KnowledgeBase, default_knowledge
 from .checks import CHECKS
 from .checks.base import Check, ChunkInput
 from .chunks import Chunk, ParsedChunk, parse_chunk, split_chunks
-from .findings import Category, Edit, Finding, Fix, Severity, Span
-from .imports import import_edit
-from .names import ModuleContext, build_module_context
+from .graph_context import GraphContextBuilder
+from .findings import Category, Finding, Fix, Severity, Span
+from .imports import ImportPlanner
+from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
 from .settings import Settings
 from .source import Source
 from .suppression import FileSuppressions, is_suppressed, line_suppressions
+
+
+log = logging.getLogger("msport")
 
 
 @dataclass
@@ -35,6 +41,19 @@ class AnalysisResult:
     #: How many chunks were parsed / checked afresh (the rest came from the caches).
     parsed: int = 0
     checked: int = 0
+    _imports: Optional[ImportPlanner] = None
+
+    def complete(self, fix: Fix) -> Fix:
+        """*fix* with the imports it needs turned into edits. Done on demand (a code action,
+        JSON output), not on every keystroke for every finding."""
+        if not fix.imports:
+            return fix
+        if self._imports is None:
+            self._imports = ImportPlanner(self.source, self.context)
+        return self._imports.complete(fix)
+
+    def findings_with_complete_fixes(self) -> List[Finding]:
+        return [replace(f, fixes=tuple(self.complete(x) for x in f.fixes)) if f.fixes else f for f in self.findings]
 
 
 class _LRU:
@@ -63,30 +82,53 @@ class Analyzer:
         self.checks = tuple(checks)
         self._trees = _LRU(cache_size)
         self._findings = _LRU(cache_size)
+        self._context_keys = _LRU(256)
+        self._graph = GraphContextBuilder(self.knowledge, cache_size)
         self._lock = threading.Lock()
 
     def analyze(self, text: str, settings: Settings, path: Optional[str] = None) -> AnalysisResult:
         source = Source.from_text(text)
         if len(source.lines) > settings.max_lines:
             return self._skipped(source, settings)
+        deadline = time.perf_counter() + settings.time_budget
         parsed_count = checked_count = 0
         parsed: List[ParsedChunk] = []
+        facts: List[ChunkFacts] = []
+        skipped_from: Optional[int] = None
         for chunk in split_chunks(source.lines):
+            if time.perf_counter() > deadline:
+                skipped_from = chunk.start
+                break
             with self._lock:
                 cached = self._trees.get(chunk.text)
             if cached is None:
-                cached = parse_chunk(Chunk(0, 0, chunk.text))
+                tree_only = parse_chunk(Chunk(0, 0, chunk.text))
+                chunk_info = chunk_facts(tree_only.tree, chunk.text) if tree_only.tree is not None else ChunkFacts()
+                cached = (tree_only, chunk_info)
                 parsed_count += 1
                 with self._lock:
                     self._trees.put(chunk.text, cached)
-            parsed.append(ParsedChunk(chunk, cached.tree, cached.error))
-        context = build_module_context((p.tree for p in parsed if p.tree is not None), self.knowledge)
+            parsed.append(ParsedChunk(chunk, cached[0].tree, cached[0].error))
+            facts.append(cached[1])
+        context = build_module_context(facts, self.knowledge)
+        # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
+        context = self._graph.extend(context, [(p.chunk.text, p.tree) for p in parsed if p.tree is not None])
+        # One comparison per analysis makes the key identical to the cached entries' own, so the
+        # per-chunk lookups below compare it by identity instead of element by element.
+        with self._lock:
+            context_key = self._context_keys.get(context.key)
+            if context_key is None:
+                context_key = context.key
+                self._context_keys.put(context_key, context_key)
         findings: List[Finding] = []
         for item in parsed:
+            if time.perf_counter() > deadline:
+                skipped_from = item.chunk.start
+                break
             if item.tree is None:
                 findings.append(self._syntax_finding(item, source))
                 continue
-            key = (item.chunk.text, context.key, settings.analysis_key())
+            key = (item.chunk.text, context_key, settings.analysis_key())
             with self._lock:
                 chunk_findings = self._findings.get(key)
             if chunk_findings is None:
@@ -95,6 +137,8 @@ class Analyzer:
                 with self._lock:
                     self._findings.put(key, chunk_findings)
             findings.extend(f.shifted(item.chunk.start) for f in chunk_findings)
+        if skipped_from is not None:
+            findings.append(self._over_budget(source, settings, skipped_from))
         findings = self._finish(findings, source, settings, path, context)
         return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count)
 
@@ -102,8 +146,30 @@ class Analyzer:
         chunk_input = ChunkInput(item.tree, item.chunk.text.split("\n"), context, settings, self.knowledge)
         found: List[Finding] = []
         for check in self.checks:
-            found.extend(check(chunk_input).run())
+            try:
+                found.extend(check(chunk_input).run())
+            except RecursionError:
+                # Python parses deeper nesting than a recursive visitor can walk (a 900-term sum).
+                found.append(self._unchecked(item, check, "it is nested too deeply to walk"))
+            except Exception as exc:  # a bug in one check costs that check on one statement, not the file
+                log.exception("check %s failed on lines %d-%d", check.__name__, item.chunk.start + 1, item.chunk.end)
+                found.append(self._unchecked(item, check, f"an internal error occurred ({exc!r}; please report it)"))
         return tuple(found)
+
+    def _unchecked(self, item: ParsedChunk, check: Type[Check], why: str) -> Finding:
+        """An informational finding, relative to the chunk, saying which check skipped it."""
+        last = item.chunk.end - item.chunk.start - 1
+        family = check.__name__.replace("Check", "")
+        return Finding(
+            code="MS002",
+            category=Category.CONFIG,
+            severity=Severity.INFO,
+            span=Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
+            message=(
+                f"The {family} checks skipped lines {item.chunk.start + 1}-{item.chunk.start + last + 1}: {why}. "
+                "Other statements and other checks are unaffected."
+            ),
+        )
 
     def _syntax_finding(self, item: ParsedChunk, source: Source) -> Finding:
         rel_line, col, message = item.error
@@ -118,6 +184,18 @@ class Analyzer:
             severity=Severity(info.severity),
             span=Span(line, col, line, max(end, col)),
             message=f"Syntax error: {message}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
+        )
+
+    def _over_budget(self, source: Source, settings: Settings, first_unchecked: int) -> Finding:
+        return Finding(
+            code="MS002",
+            category=Category.CONFIG,
+            severity=Severity.INFO,
+            span=Span(first_unchecked, 0, first_unchecked, len(source.line(first_unchecked))),
+            message=(
+                f"Lines {first_unchecked + 1}-{len(source.lines)} were not checked: analysing this file took longer than "
+                f"the budget of {settings.time_budget:g} s (setting time-budget). Raise time-budget in [tool.msport] to check them."
+            ),
         )
 
     def _skipped(self, source: Source, settings: Settings) -> AnalysisResult:
@@ -144,23 +222,11 @@ class Analyzer:
             if is_suppressed(finding.code, line_suppressions(source.line(finding.span.start_line))):
                 continue
             severity = settings.severity_for(finding.code, finding.severity)
-            fixes = tuple(_with_imports(fix, source, context) for fix in finding.fixes)
-            if severity != finding.severity or fixes != finding.fixes:
-                finding = replace(finding, severity=severity, fixes=fixes)
+            if severity != finding.severity:
+                finding = replace(finding, severity=severity)
             kept.append(finding)
         kept.sort(key=Finding.sort_key)
         return kept
-
-
-def _with_imports(fix: Fix, source: Source, context: ModuleContext) -> Fix:
-    if not fix.imports:
-        return fix
-    edits: List[Edit] = list(fix.edits)
-    for statement in fix.imports:
-        edit = import_edit(statement, source, context)
-        if edit is not None:
-            edits.append(edit)
-    return replace(fix, edits=tuple(edits), imports=())
 
 
 _shared: Optional[Analyzer] = None

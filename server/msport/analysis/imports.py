@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from dataclasses import replace
 from typing import Optional
 
-from .findings import Edit, Span
+from .findings import Edit, Fix, Span
 from .names import ModuleContext
 from .source import Source
 
@@ -13,8 +15,34 @@ _STATEMENT = re.compile(r"(?:from\s+(?P<module>[\w.]+)\s+import\s+(?P<name>\w+)(
 _IMPORT_LINE = re.compile(r"(?:import|from)\s")
 
 
-def import_edit(statement: str, source: Source, context: ModuleContext) -> Optional[Edit]:
-    """An edit inserting *statement*, or None when the module already binds what it would bind."""
+class ImportPlanner:
+    """Turns the import statements fixes ask for into edits, for one version of one module."""
+
+    def __init__(self, source: Source, context: ModuleContext):
+        self.source, self.context = source, context
+        self._line: Optional[int] = None
+
+    def complete(self, fix: Fix) -> Fix:
+        if not fix.imports:
+            return fix
+        if self._line is None:
+            self._line = _insertion_line(self.source)
+        edits = list(fix.edits)
+        for statement in fix.imports:
+            if not _already_bound(statement, self.context):
+                edits.append(Edit(Span(self._line, 0, self._line, 0), statement + "\n"))
+        return replace(fix, edits=tuple(edits), imports=())
+
+
+def _already_bound(statement: str, context: ModuleContext) -> bool:
+    """True when the module already binds what *statement* would bind."""
+    local, qualified = _binds(statement)
+    return context.binding(local) == qualified
+
+
+@lru_cache(maxsize=256)
+def _binds(statement: str):
+    """(local name, qualified name) that an import statement binds."""
     match = _STATEMENT.match(statement)
     if match is None:
         raise ValueError(f"not a simple import statement: {statement!r}")
@@ -26,10 +54,7 @@ def import_edit(statement: str, source: Source, context: ModuleContext) -> Optio
         local = match.group("plain_alias") or qualified.split(".", 1)[0]
         if not match.group("plain_alias"):
             qualified = local
-    if context.binding(local) == qualified:
-        return None
-    line = _insertion_line(source)
-    return Edit(Span(line, 0, line, 0), statement + "\n")
+    return local, qualified
 
 
 def _insertion_line(source: Source) -> int:

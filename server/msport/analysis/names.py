@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Dict, Hashable, Iterable, List, Optional, Tuple, Union
 
 from ..knowledge.index import KnowledgeBase
 
@@ -45,6 +45,18 @@ Value = Union[Ref, Instance, TensorValue]
 LOCAL = "<module>"
 
 
+class _Key(tuple):
+    """A tuple that hashes once: the module context keys every chunk's cache entry."""
+
+    def __new__(cls, items):
+        self = super().__new__(cls, items)
+        self._hash = tuple.__hash__(self)
+        return self
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
 @dataclass(frozen=True)
 class ModuleContext:
     """Facts about the whole module that every chunk's checks depend on."""
@@ -53,10 +65,14 @@ class ModuleContext:
     star_imports: Tuple[str, ...]
     layer_classes: Tuple[Tuple[str, str], ...]  # user class name -> framework of its base layer
     functions: Tuple[str, ...] = ()  # top-level function names, for checks that follow calls
+    #: Whole-module facts computed by analysis modules, as (name, hashable value) pairs (e.g.
+    #: graph_context.py: which functions are graph code, what helpers return). Part of the key:
+    #: a chunk's findings may depend on other chunks only through the context.
+    facts: Tuple[Tuple[str, Hashable], ...] = ()
 
     @property
     def key(self) -> Tuple:
-        return (self.bindings, self.star_imports, self.layer_classes, self.functions)
+        return self._key
 
     def binding(self, name: str) -> Optional[str]:
         return self._bindings.get(name)
@@ -67,42 +83,50 @@ class ModuleContext:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_bindings", dict(self.bindings))
         object.__setattr__(self, "_layers", dict(self.layer_classes))
+        object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts)))
 
 
-def import_bindings(tree: ast.AST) -> Iterable[Tuple[str, str]]:
-    """(local name, qualified name) for every absolute import anywhere in *tree*."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    yield alias.asname, alias.name
-                else:
+@dataclass(frozen=True)
+class ChunkFacts:
+    """What one chunk contributes to its module's context; computed once per chunk text."""
+
+    bindings: Tuple[Tuple[str, str], ...] = ()
+    star_imports: Tuple[str, ...] = ()
+    classes: Tuple[ast.ClassDef, ...] = ()
+    functions: Tuple[str, ...] = ()
+
+
+def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
+    bindings: List[Tuple[str, str]] = []
+    stars: List[str] = []
+    if "import" in text:  # most chunks import nothing: skip the walk
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
                     # `import torch.nn` binds `torch`; attribute access finds the rest.
                     root = alias.name.split(".", 1)[0]
-                    yield root, root
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                if alias.name != "*":
-                    yield alias.asname or alias.name, f"{node.module}.{alias.name}"
+                    bindings.append((alias.asname, alias.name) if alias.asname else (root, root))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name == "*":
+                        stars.append(node.module)
+                    else:
+                        bindings.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+    classes = tuple(node for node in tree.body if isinstance(node, ast.ClassDef))
+    functions = tuple(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions)
 
 
-def build_module_context(trees: Iterable[ast.Module], knowledge: KnowledgeBase) -> ModuleContext:
+def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) -> ModuleContext:
     bindings: Dict[str, str] = {}
     stars: List[str] = []
     classes: List[ast.ClassDef] = []
     functions: List[str] = []
-    for tree in trees:
-        for local, qualified in import_bindings(tree):
-            bindings[local] = qualified
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                if any(a.name == "*" for a in node.names):
-                    stars.append(node.module)
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef):
-                classes.append(node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.append(node.name)
+    for item in facts:
+        bindings.update(item.bindings)
+        stars.extend(item.star_imports)
+        classes.extend(item.classes)
+        functions.extend(item.functions)
     context = ModuleContext(tuple(sorted(bindings.items())), tuple(stars), ())
     layers: Dict[str, str] = {}
     # Bases may be defined after their subclasses' uses: iterate until nothing changes.

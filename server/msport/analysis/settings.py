@@ -55,6 +55,8 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     #: Files larger than this many lines get one informational finding instead of a full analysis.
     max_lines: int = 100_000
+    #: Seconds of analysis per file; past it the rest of the file is reported as not checked.
+    time_budget: float = 10.0
     problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
 
     @property
@@ -192,6 +194,12 @@ def _globs(value: Any, _known) -> Tuple[str, ...]:
     return tuple(value)
 
 
+def _positive_number(value: Any, _known) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"expected a positive number of seconds, got {value!r}")
+    return float(value)
+
+
 def _positive_int(value: Any, _known) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"expected a positive integer, got {value!r}")
@@ -209,6 +217,7 @@ _KEYS = {
     "per-file-ignores": ("per_file_ignores", _per_file),
     "exclude": ("exclude", _globs),
     "max-lines": ("max_lines", _positive_int),
+    "time-budget": ("time_budget", _positive_number),
 }
 
 #: Keys an editor may send that are the client's business, not the analysis's.

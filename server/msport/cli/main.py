@@ -24,17 +24,28 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     check.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes to the files, then report what is left")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix: apply the unsafe fixes too")
     _add_setting_flags(check)
 
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    # vscode-languageclient appends --stdio for the stdio transport; it is the default anyway.
+    serve.add_argument("--stdio", action="store_true", help="use standard input and output (the default)")
 
     rules = commands.add_parser("rules", help="list every rule code")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
-    explain = commands.add_parser("explain", help="what msport knows about one PyTorch API")
-    explain.add_argument("name", help="a qualified torch name, e.g. torch.nn.GELU")
+    explain = commands.add_parser("explain", help="what msport knows about one PyTorch or MindSpore API, or a rule code")
+    explain.add_argument("name", help="a qualified name (torch.nn.GELU, mindspore.ops.cat), a unique tail (Tensor.view) or a code (MS101)")
     _add_setting_flags(explain, checks=False)
+
+    report = commands.add_parser("report", help="project migration report: API uses by status, top missing/divergent APIs, readiness")
+    report.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    report.add_argument("--format", choices=("html", "md", "csv", "json"), help="default: from the -o file's extension, else md")
+    report.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
+    report.add_argument("--source-url", metavar="TEMPLATE", help="link lines to e.g. https://git.example.com/repo/blob/main/{path}#L{line}")
+    _add_setting_flags(report)
     return parser
 
 
@@ -54,6 +65,15 @@ def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `msport check . | head`: the reader left; that is not an error worth a traceback.
+        sys.stderr.close()
+        return EXIT_CLEAN
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -70,6 +90,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .explain import explain
 
         return explain(args.name, _flag_values(args))
+    if args.command == "report":
+        from .report import report
+
+        return report(args.paths, args.format, args.output, _flag_values(args), args.source_url)
     return check(args)
 
 
@@ -84,6 +108,10 @@ def check(args: argparse.Namespace) -> int:
     known = analyzer.knowledge.codes
     flags = _flag_values(args)
     flag_settings = Settings().merged(flags, "command line", known)
+    if args.unsafe_fixes and not args.fix:
+        print("msport: error: --unsafe-fixes applies fixes only together with --fix", file=sys.stderr)
+        return EXIT_ERROR
+    fixed_count = 0
     if flag_settings.problems:
         for problem in flag_settings.problems:
             print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
@@ -118,9 +146,15 @@ def check(args: argparse.Namespace) -> int:
             continue
         if note:
             print(f"msport: warning: {display}: {note}", file=sys.stderr)
+        if args.fix and not note:  # never write back a file whose bytes could not be decoded
+            from .fixing import fix_file
+
+            text, applied = fix_file(path, text, analyzer, settings, display, args.unsafe_fixes)
+            fixed_count += applied
         result = analyzer.analyze(text, settings, display)
         files_checked += 1
-        results.append((display, result.findings))
+        findings = result.findings if args.format == "text" else result.findings_with_complete_fixes()
+        results.append((display, findings))
         if stream:
             for line in format_text([(display, result.findings)]):
                 print(line)
@@ -128,6 +162,8 @@ def check(args: argparse.Namespace) -> int:
     if args.format == "text":
         body = "\n".join(format_text(results)) if not stream else ""
         body = (body + "\n" if body else "") + summary(results, files_checked)
+        if args.fix:
+            body += f" Applied {fixed_count} fix{'es' * (fixed_count != 1)}."
     elif args.format == "json":
         body = format_json(results)
     else:

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from . import cache
 from .loader import RuleFileError, RuleProblem, load_api_rules, load_codes, read_toml, rules_dir
-from .model import ApiRule, CodeInfo, Verdict, Version
+from .loader import FIRST_VERSION, LAST_VERSION
+from .model import ApiRule, CodeInfo, Target, Verdict, Version
+from .triggers import FILE_NAME as TRIGGERS_FILE, TriggerRules, load_triggers
+
+MISSING_POLICY = (
+    "no official mapping table lists it and MindSpore has no API of that name. Following the migration "
+    "guide: use an equivalent replacement where one applies (e.g. Squeeze/Flatten -> reshape, adaptive "
+    "pooling to 1 -> mean/max with keep_dims=True), compose existing MindSpore APIs, or write a custom "
+    "operator (ops.Custom)"
+)
+INTERNAL_NOTE = (
+    "this is a private PyTorch internal (a name starting with an underscore), which MindSpore does not "
+    "reproduce; port the public behaviour it implements by composing MindSpore APIs, or drop it if it only "
+    "serves PyTorch's own machinery (TorchScript, foreach kernels, dispatch)"
+)
+TORCH_SNAPSHOT = "torch-2.13.0.json"
 
 
 @dataclass(frozen=True)
@@ -36,9 +53,18 @@ class KnowledgeBase:
     apis: Dict[str, ApiRule]
     tensors: TensorFacts
     problems: List[RuleProblem] = field(default_factory=list)
+    #: Qualified name -> kind of every public torch API (rules/snapshots/torch-*.json), for
+    #: telling a real torch API with no rule (missing in MindSpore) from a name msport does not know.
+    torch_apis: Dict[str, str] = field(default_factory=dict, repr=False)
     _by_mindspore: Dict[str, List[ApiRule]] = field(default_factory=dict, repr=False)
+    _inferred: Dict[str, ApiRule] = field(default_factory=dict, repr=False)
+    #: Dynamic-shape triggers and provenance vocabulary (rules/dynamic_shape.toml).
+    triggers: TriggerRules = field(default_factory=TriggerRules, repr=False)
 
     def __post_init__(self) -> None:
+        # `torch.onnx.*`: a rule for every name under a namespace that has no rule of its own.
+        self._namespaces = sorted(((name[:-1], rule) for name, rule in self.apis.items() if name.endswith(".*")),
+                                  key=lambda item: -len(item[0]))
         for rule in dict.fromkeys(self.apis.values()):
             for target in rule.targets:
                 if target.mindspore:
@@ -52,8 +78,18 @@ class KnowledgeBase:
         """The torch APIs that map to a MindSpore API (for hovering MindSpore code)."""
         return self._by_mindspore.get(mindspore, ())
 
-    def verdict(self, qualified: str, version: Version, backend: str) -> Optional[Verdict]:
+    def rule_for(self, qualified: str) -> Optional[ApiRule]:
+        """The rule judging *qualified*: its own, its namespace's, or an inferred missing one."""
         rule = self.apis.get(qualified)
+        if rule is not None:
+            return rule
+        for prefix, namespace_rule in self._namespaces:
+            if qualified.startswith(prefix):
+                return namespace_rule
+        return self._missing_rule(qualified)
+
+    def verdict(self, qualified: str, version: Version, backend: str) -> Optional[Verdict]:
+        rule = self.rule_for(qualified)
         if rule is None:
             return None
         for target in rule.targets:
@@ -62,9 +98,9 @@ class KnowledgeBase:
                     torch=qualified,
                     status=target.status or rule.status,
                     mindspore=target.mindspore,
-                    note=target.note or rule.note,
-                    diff=rule.diff,
-                    consequence=rule.consequence,
+                    note=target.note or "",
+                    diff=target.diff or rule.diff,
+                    consequence=target.consequence,
                     rule=rule,
                     renames=target.renames,
                 )
@@ -82,6 +118,29 @@ class KnowledgeBase:
 
     def code(self, code: str) -> CodeInfo:
         return self.codes[code]
+
+    def is_torch_api(self, qualified: str) -> bool:
+        """A public API of the torch release msport reads (not a module, not private)."""
+        kind = self.torch_apis.get(qualified)
+        return kind is not None and kind != "module" and not any(p.startswith("_") for p in qualified.split("."))
+
+    def _missing_rule(self, qualified: str) -> Optional[ApiRule]:
+        """A real torch API with no rule: no official table lists it and MindSpore has no API
+        of the same name, so it is missing, and the migration guide's policy applies. Private
+        torch names (`torch._foreach_add_`, `torch._C...`) are PyTorch internals: missing too."""
+        if self.is_torch_api(qualified):
+            note, origin = MISSING_POLICY, "inferred: in the torch snapshot, in no mapping table, no same-named MindSpore API"
+        elif qualified.split(".", 1)[0] in ("torch", "torchvision", "torchaudio", "torchtext") and any(p.startswith("_") and not p.startswith("__") for p in qualified.split(".")):
+            note, origin = INTERNAL_NOTE, "inferred: a private name under torch"
+        else:
+            return None
+        rule = self._inferred.get(qualified)
+        if rule is None:
+            rule = self._inferred[qualified] = ApiRule(
+                torch=qualified, status="missing", note=note, basis="inferred",
+                targets=(Target(None, FIRST_VERSION, LAST_VERSION, status="missing", note=note),), origin=origin,
+            )
+        return rule
 
 
 def _availability(rule: ApiRule) -> Optional[str]:
@@ -123,7 +182,14 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
                 problems.append(RuleProblem(path.name, f"code {code}", "code", "is also defined in another file of rules/codes/"))
             codes[code] = info
     apis: Dict[str, ApiRule] = {}
-    files = sorted((directory / "api").glob("*.toml")) + list(extra_files)
+    bundled = sorted((directory / "api").glob("*.toml"))
+    cache_key = cache.key(bundled)
+    cached = cache.read(cache_key)
+    for rule in cached or ():
+        for name in (rule.torch, *rule.aliases):
+            apis[name] = rule
+    files = ([] if cached is not None else bundled) + list(extra_files)
+    fresh: List[ApiRule] = []
     for path in files:
         try:
             rules = load_api_rules(path, problems)
@@ -131,11 +197,23 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
             problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1]))
             continue
         for rule in rules:
+            if path not in extra_files:
+                fresh.append(rule)
             for name in (rule.torch, *rule.aliases):
                 if name in apis and path not in extra_files:
                     problems.append(RuleProblem(path.name, rule.origin.split(", ", 1)[-1], "torch", f"{name} is also defined in {apis[name].origin}"))
                 apis[name] = rule
-    return KnowledgeBase(codes=codes, apis=apis, tensors=_load_tensor_facts(directory / "tensors.toml"), problems=problems)
+    if cached is None and not problems:
+        cache.write(cache_key, fresh)
+    return KnowledgeBase(codes=codes, apis=apis, tensors=_load_tensor_facts(directory / "tensors.toml"), problems=problems,
+                         torch_apis=_load_torch_apis(directory / "snapshots" / TORCH_SNAPSHOT),
+                         triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes))
+
+
+def _load_torch_apis(path: Path) -> Dict[str, str]:
+    if not path.is_file():
+        return {}
+    return {name: entry[0] for name, entry in json.loads(path.read_text(encoding="utf-8"))["apis"].items()}
 
 
 _default: Optional[KnowledgeBase] = None

@@ -8,7 +8,7 @@ entries are skipped and reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -16,7 +16,7 @@ from . import toml
 from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
 
 SEVERITIES = ("error", "warning", "info", "hint")
-CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "syntax-error", "config")
+CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "replacement", "syntax-error", "config")
 FIRST_VERSION: Version = (2, 2)
 LAST_VERSION: Version = (2, 10)
 
@@ -138,8 +138,12 @@ def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
     return codes
 
 
-_API_FIELDS = ("torch", "status", "mindspore", "note", "diff", "consequence", "versions", "backends", "targets", "aliases", "renames")
-_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames")
+_API_FIELDS = (
+    "torch", "status", "mindspore", "note", "diff", "consequence", "versions", "backends", "targets",
+    "aliases", "renames", "basis", "torch_removed",
+)
+_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames", "diff", "consequence")
+BASES = ("tables", "curated", "inferred")
 
 
 def load_api_rules(path: Path, problems: List[RuleProblem]) -> List[ApiRule]:
@@ -162,11 +166,13 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
     torch = entry.text("torch", required=True)
     status = entry.text("status", required=True, choices=STATUSES)
     note = entry.text("note") or ""
-    if status in ("divergent", "missing") and not note:
-        entry.problem("note", f"is required when status is {status}: say what differs or why it is missing")
     default = _target(entry, entry.table, "")
     targets: List[Target] = []
-    for position, sub in enumerate(entry.table.get("targets", [])):
+    subs = entry.table.get("targets", [])
+    if not isinstance(subs, list):
+        entry.problem("targets", "expected a list of inline tables")
+        subs = []
+    for position, sub in enumerate(subs):
         if not isinstance(sub, dict):
             entry.problem(f"targets[{position}]", "expected an inline table")
             continue
@@ -179,6 +185,27 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
         targets.append(default)
     if status != "missing" and not any(t.mindspore for t in targets):
         entry.problem("mindspore", f"a {status} API needs a MindSpore target ('mindspore' or 'targets')")
+    # A target's own fields win; the entry's note, diff and consequence describe the targets
+    # that share the entry's status (an equivalent mint target must not inherit the note of a
+    # divergent ops target).
+    resolved = []
+    for position, target in enumerate(targets):
+        target_status = target.status or status
+        shares = target_status == status
+        target = replace(
+            target,
+            status=target_status,
+            note=target.note or (note if shares else None) or None,
+            diff=target.diff or (entry.table.get("diff") if shares else None) or None,
+            consequence=target.consequence or (entry.table.get("consequence") if shares else None) or None,
+        )
+        if target_status in ("divergent", "missing") and not target.note:
+            field = "note" if "targets" not in entry.table else f"targets[{position}].note"
+            entry.problem(field, f"is required when status is {target_status}: say what differs or why it is missing")
+        resolved.append(target)
+    if not targets and status in ("divergent", "missing") and not note:
+        entry.problem("note", f"is required when status is {status}: say what differs or why it is missing")
+    basis = entry.text("basis", choices=BASES) or "curated"
     if not torch or not status:
         return None
     return ApiRule(
@@ -187,9 +214,11 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
         note=note,
         diff=entry.text("diff"),
         consequence=entry.text("consequence"),
-        targets=tuple(targets),
+        targets=tuple(resolved),
         aliases=entry.strings("aliases"),
         origin=f"{entry.file}, {entry.entry}",
+        basis=basis,
+        torch_removed=entry.text("torch_removed"),
     )
 
 
@@ -219,6 +248,10 @@ def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optio
     if mindspore is not None and (not isinstance(mindspore, str) or not mindspore.startswith("mindspore")):
         entry.problem(prefix + "mindspore", f"expected a qualified name starting with 'mindspore', got {mindspore!r}")
         return None
+    for name in ("note", "diff", "consequence"):
+        value = table.get(name)
+        if prefix and value is not None and (not isinstance(value, str) or not value.strip()):
+            entry.problem(prefix + name, f"expected a non-empty string, got {value!r}")
     return Target(
         mindspore=mindspore,
         first=first,
@@ -227,4 +260,6 @@ def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optio
         status=status,
         note=table.get("note") if prefix else None,
         renames=tuple(sorted(renames.items())) or (inherit.renames if inherit else ()),
+        diff=table.get("diff") if prefix else None,
+        consequence=table.get("consequence") if prefix else None,
     )

@@ -37,6 +37,8 @@ class Target:
     note: Optional[str] = None
     #: torch keyword -> MindSpore keyword, for the rename fix and the hover card.
     renames: Tuple[Tuple[str, str], ...] = ()
+    diff: Optional[str] = None
+    consequence: Optional[str] = None
 
     def applies(self, version: Version, backend: str) -> bool:
         return self.first <= version <= self.last and backend in self.backends
@@ -52,6 +54,13 @@ class ApiRule:
     targets: Tuple[Target, ...] = ()
     aliases: Tuple[str, ...] = ()
     origin: str = ""  # "rules/api/torch.toml, entry 12 (torch.cat)"
+    #: Where the facts come from: "tables" (official mapping tables, checked against the
+    #: snapshots), "curated" (written and checked by hand) or "inferred" (from the snapshots
+    #: alone: a same-named MindSpore API whose parameters were compared, or, with status
+    #: missing, a real torch API that no table lists and MindSpore lacks).
+    basis: str = "curated"
+    #: Set when the API no longer exists in the torch release msport reads (with why).
+    torch_removed: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -19,19 +19,21 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..analysis.engine import AnalysisResult, Analyzer
-from ..analysis.findings import Finding
-from ..analysis.lookup import api_at
 from ..analysis.settings import Settings, editor_values
 from ..analysis.source import from_encoding
 from ..config import settings_for
-from ..knowledge.cards import api_card
+from .code_actions import KINDS as CODE_ACTION_KINDS, code_actions
 from .convert import to_diagnostic, to_range
 from .documents import DocumentStore, EditOutOfRange
+from .hover import hover_text
+from .protocol import MsportProtocol, is_parse_error
+from .workspace_scan import COMMAND as SCAN_COMMAND, WorkspaceScanner
 
 log = logging.getLogger("msport")
 
@@ -45,16 +47,33 @@ class Analysis:
 
 class MsportServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("msport", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "msport",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=MsportProtocol,
+        )
         self.documents = DocumentStore()
         self.analyses: Dict[str, Analysis] = {}
         self._inflight: Dict[str, Tuple[Optional[int], asyncio.Future]] = {}
         self._analyzer: Optional[Analyzer] = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="msport-analysis")
         self.editor_settings: Dict[str, Any] = {}
+        #: From initializationOptions; workspace/configuration answers are laid over these, and
+        #: replace (not extend) the previous answer, so a setting removed in the editor goes away.
+        self.initial_settings: Dict[str, Any] = {}
         self.pull = False
         self._config_ready: Optional[asyncio.Event] = None
         self._shown: set = set()
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Malformed traffic is answered and logged; other errors are shown once, not per message."""
+        if is_parse_error(error):
+            self.protocol.answer_parse_error(error)
+            return
+        log.error("server error (%s): %r", getattr(source, "__name__", source), error)
+        if source is not FeatureRequestError:
+            self._show_once(f"internal error: {error!r}; see the msport output for details", types.MessageType.Error)
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -130,6 +149,17 @@ class MsportServer(LanguageServer):
             self.analyses[uri] = analysis
         return analysis
 
+    async def require(self, uri: str, method: str, position: Optional[types.Position] = None) -> Optional[Analysis]:
+        """The analysis for a request; an unknown document or position is a JSON-RPC error."""
+        if self.documents.get(uri) is None:
+            raise JsonRpcInvalidParams(message=f"{method}: {uri} is not open (send textDocument/didOpen first)")
+        analysis = await self.current(uri)
+        if analysis is not None and position is not None:
+            lines = len(analysis.result.source.lines)
+            if not 0 <= position.line < lines or position.character < 0:
+                raise JsonRpcInvalidParams(message=f"{method}: position {position.line}:{position.character} is outside {uri} ({lines} lines)")
+        return analysis
+
     def diagnostics(self, uri: str, analysis: Analysis) -> List[types.Diagnostic]:
         source = analysis.result.source
         return [to_diagnostic(f, i, source, self.encoding, uri) for i, f in enumerate(analysis.result.findings)]
@@ -175,21 +205,28 @@ class MsportServer(LanguageServer):
                     timeout=5,
                 )
                 if values and isinstance(values[0], dict):
-                    self.editor_settings = {**self.editor_settings, **values[0]}
+                    self.editor_settings = {**self.initial_settings, **values[0]}
             except Exception as exc:  # a client that cannot answer leaves the other settings in force
                 log.warning("workspace/configuration failed: %r", exc)
         self.config_ready.set()
 
 
 server = MsportServer()
+scanner = WorkspaceScanner(server)
 
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
     options = params.initialization_options
     if isinstance(options, dict):
-        nested = options.get("settings")
-        ls.editor_settings = dict(nested) if isinstance(nested, dict) else {k: v for k, v in options.items() if k != "settings"}
+        # Accepted shapes: {"settings": {...}} (the VS Code template), {"msport": {...}}
+        # (Helix and others send the section), or the settings themselves.
+        for section in ("settings", "msport"):
+            if isinstance(options.get(section), dict):
+                options = options[section]
+                break
+        ls.initial_settings = dict(options)
+        ls.editor_settings = dict(options)
     text_caps = params.capabilities.text_document
     ls.pull = bool(text_caps and text_caps.diagnostic)
 
@@ -207,7 +244,7 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
 async def did_change_configuration(ls: MsportServer, params: types.DidChangeConfigurationParams) -> None:
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("msport"), dict):
-        ls.editor_settings = {**ls.editor_settings, **settings["msport"]}
+        ls.editor_settings = {**ls.initial_settings, **settings["msport"]}
     await ls.load_configuration()
     ls.refresh_all()
 
@@ -250,81 +287,72 @@ def did_close(ls: MsportServer, params: types.DidCloseTextDocumentParams) -> Non
 
 @server.feature(
     types.TEXT_DOCUMENT_DIAGNOSTIC,
-    types.DiagnosticOptions(identifier="msport", inter_file_dependencies=False, workspace_diagnostics=False),
+    types.DiagnosticOptions(identifier="msport", inter_file_dependencies=False, workspace_diagnostics=True),
 )
 async def diagnostic(ls: MsportServer, params: types.DocumentDiagnosticParams):
     uri = params.text_document.uri
-    analysis = await ls.current(uri)
+    analysis = await ls.require(uri, "textDocument/diagnostic")
     if analysis is None:
-        if ls.documents.get(uri) is None:
-            raise ValueError(f"textDocument/diagnostic: {uri} is not open")
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{analysis.version}:{hash(analysis.settings.analysis_key())}:{len(analysis.result.findings)}"
+    items = ls.diagnostics(uri, analysis)
+    # The id must change whenever what the client shows would (a severity-only change included).
+    result_id = f"{analysis.version}:{hash(tuple((d.code, d.message, d.severity, d.range.start.line, d.range.start.character) for d in items)):x}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics(uri, analysis), result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-def _overlaps(finding: Finding, start: Tuple[int, int], end: Tuple[int, int]) -> bool:
-    span = finding.span
-    return (span.start_line, span.start_col) <= end and start <= (span.end_line, span.end_col)
-
-
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
 async def code_action(ls: MsportServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
-    uri = params.text_document.uri
-    analysis = await ls.current(uri)
-    if analysis is None:
-        return None
-    only = params.context.only
-    if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
-        return []
-    source = analysis.result.source
-    encoding = ls.encoding
-    start = (params.range.start.line, from_encoding(source.line(params.range.start.line), params.range.start.character, encoding))
-    end = (params.range.end.line, from_encoding(source.line(params.range.end.line), params.range.end.character, encoding))
-    actions: List[types.CodeAction] = []
-    for index, finding in enumerate(analysis.result.findings):
-        if not finding.fixes or not _overlaps(finding, start, end):
-            continue
-        diagnostic = to_diagnostic(finding, index, source, encoding, uri)
-        for fix in finding.fixes:
-            edits = [types.TextEdit(range=to_range(e.span, source, encoding), new_text=e.new_text) for e in fix.edits]
-            actions.append(
-                types.CodeAction(
-                    title=f"msport: {fix.title}" + (" (unsafe)" if fix.safety.value == "unsafe" else ""),
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diagnostic],
-                    edit=types.WorkspaceEdit(changes={uri: edits}),
-                    is_preferred=fix.safety.value == "safe",
-                )
-            )
-    return actions
+    return await code_actions(ls, params)
+
+
+@server.feature("msport/documentState")
+def document_state(ls: MsportServer, params: Any) -> Dict[str, Any]:
+    """Debugging aid (and the text-sync tests' probe): msport's copy of a document."""
+    uri = getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
+    doc = ls.documents.get(uri) if uri else None
+    if doc is None:
+        raise JsonRpcInvalidParams(message=f"msport/documentState: {uri} is not open")
+    return {"uri": uri, "version": doc.version, "text": doc.text}
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.Hover]:
     uri = params.text_document.uri
-    analysis = await ls.current(uri)
+    analysis = await ls.require(uri, "textDocument/hover", params.position)
     if analysis is None:
         return None
     source = analysis.result.source
     line = params.position.line
-    if not 0 <= line < len(source.lines):
-        return None
     col = from_encoding(source.line(line), params.position.character, ls.encoding)
-    found = api_at(analysis.result, ls.analyzer.knowledge, line, col)
-    if found is None:
-        return None
-    settings = analysis.settings
-    card = api_card(ls.analyzer.knowledge, found.qualified, settings.version, settings.backend)
-    if card is None:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    text, span = await hover_text(ls.analyzer.knowledge, analysis.result, analysis.settings, line, col, path, scanner.roots())
+    if text is None:
         return None
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=card),
-        range=to_range(found.span, source, ls.encoding),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=to_range(span, source, ls.encoding) if span else None,
     )
 
+
+@server.command(SCAN_COMMAND)
+async def scan_workspace(ls: MsportServer, *args: Any) -> Dict[str, Any]:
+    """Check the workspace's files that are not open, with $/progress; push clients get the
+    findings published, pull clients are asked to re-pull workspace diagnostics."""
+    await ls.config_ready.wait()
+    summary = await scanner.scan(publish=not ls.pull, create_progress=True)
+    workspace_caps = ls.client_capabilities.workspace
+    if ls.pull and workspace_caps and workspace_caps.diagnostics and workspace_caps.diagnostics.refresh_support:
+        ls.workspace_diagnostic_refresh(None)
+    return summary.as_dict()
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+async def workspace_diagnostic(ls: MsportServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    await ls.config_ready.wait()
+    await scanner.scan(token=params.work_done_token)
+    return scanner.workspace_report({p.uri: p.value for p in params.previous_result_ids})
 
 def run(tcp: Optional[str] = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="msport: %(levelname)s %(message)s")

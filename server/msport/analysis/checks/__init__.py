@@ -1,5 +1,7 @@
 """The check families, one module each; the engine runs them in this order."""
 
 from .api_mapping import ApiMappingCheck
+from .dynamic_shape import DynamicShapeCheck
+from .replacements import ReplacementsCheck
 
-CHECKS = (ApiMappingCheck,)
+CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck)

@@ -10,7 +10,8 @@ import ast
 from typing import Optional
 
 from ...knowledge.model import Verdict
-from ..names import Ref
+from ..names import Instance, Ref
+from ..rename_safety import rename_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
 
@@ -21,6 +22,8 @@ _CATEGORIES = {
     "equivalent": Category.EQUIVALENT_API,
 }
 _BACKEND_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+#: Classes whose methods are reported at the method name (`x.view`, `model.eval`, `opt.step`).
+METHOD_OWNERS = ("torch.Tensor.", "torch.nn.Module.", "torch.optim.Optimizer.")
 
 
 class ApiMappingCheck(Check):
@@ -38,17 +41,70 @@ class ApiMappingCheck(Check):
         if isinstance(node.ctx, ast.Load):
             self._judge(node)
 
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        # `def forward` of a torch layer is the Module API PyTorch calls; MindSpore calls construct.
+        if node.name == "forward" and self._in_torch_layer(node):
+            span = self._def_name_span(node)
+            if span is not None:
+                self._report("torch.nn.Module.forward", node, span, is_method=False, fixable=False)
+        super().visit_FunctionDef(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _in_torch_layer(self, node: ast.AST) -> bool:
+        if not self.class_stack or not any(node is stmt for stmt in self.class_stack[-1].body):
+            return False
+        return self.context.layer_framework(self.class_stack[-1].name) == "torch"
+
+    def _def_name_span(self, node: ast.FunctionDef) -> Optional[Span]:
+        line = self.chunk.lines[node.lineno - 1] if node.lineno - 1 < len(self.chunk.lines) else ""
+        column = line.find(node.name, len(line) - len(line.lstrip()))
+        if column < 0:
+            return None
+        return Span(node.lineno - 1, column, node.lineno - 1, column + len(node.name))
+
+    def _module_method(self, node: ast.AST) -> Optional[str]:
+        """A method of a torch base class called on an object msport knows: `self.parameters()`
+        in a torch layer, `model.eval()` on a torch layer, `optimizer.step()` on a torch
+        optimizer. Only methods msport has a rule for (user methods stay unjudged)."""
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            return None
+        base = node.value
+        if isinstance(base, ast.Name) and base.id == self.scope_self_name():
+            in_layer = self.class_stack and self.context.layer_framework(self.class_stack[-1].name) == "torch"
+            if in_layer and self.self_attribute(node.attr) is None:
+                return self._ruled(f"torch.nn.Module.{node.attr}")
+            return None
+        value = self.infer(base)
+        if not isinstance(value, Instance) or (value.framework or self.facts.framework_of(value.cls)) != "torch":
+            return None
+        if self.is_layer(value):
+            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"torch.nn.Module.{node.attr}")
+        if value.cls.startswith("torch.optim."):
+            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"torch.optim.Optimizer.{node.attr}")
+        return None
+
+    def _ruled(self, candidate: str) -> Optional[str]:
+        return candidate if not candidate.startswith("<") and self.knowledge.lookup(candidate) is not None else None
+
     def _judge(self, node: ast.AST) -> bool:
-        qualified = self.qualified(node)
+        qualified = self.qualified(node) or self._module_method(node)
         if qualified is None or self.facts.framework_of(qualified) != "torch":
             return False
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return False
-        is_method = isinstance(node, ast.Attribute) and qualified.startswith("torch.Tensor.") and not _names_torch_tensor(node)
+        is_method = isinstance(node, ast.Attribute) and qualified.startswith(METHOD_OWNERS) and not _names_torch_tensor(node)
         if verdict.status == "equivalent" and is_method and _same_method(verdict):
             return True  # `x.view(...)` stays `x.view(...)`: nothing to port, nothing to show
         span = self.attribute_name_span(node) if is_method else self.span(node)
+        self._report(qualified, node, span, is_method, verdict=verdict)
+        return True
+
+    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixable: bool = True, verdict: Optional[Verdict] = None) -> None:
+        verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
+        if verdict is None:
+            return
         default = Severity(self.knowledge.code(_CODES[verdict.status]).severity)
         code = _CODES[verdict.status]
         self.findings.append(
@@ -60,10 +116,9 @@ class ApiMappingCheck(Check):
                 message=self._message(verdict),
                 torch_api=qualified,
                 mindspore_api=verdict.mindspore,
-                fixes=self._rename_fix(node, verdict, span, is_method),
+                fixes=self._rename_fix(node, verdict, span, is_method) if fixable else (),
             )
         )
-        return True
 
     # -- messages --------------------------------------------------------------------
     def _where(self) -> str:
@@ -100,7 +155,8 @@ class ApiMappingCheck(Check):
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:
             return ()
-        return (Fix(f"Replace with {verdict.mindspore}", Safety.UNSAFE, (Edit(span, spelled),), imports),)
+        safety = rename_safety(self.chunk.tree, node, verdict)  # safe only where a run proved it
+        return (Fix(f"Replace with {verdict.mindspore}", safety, (Edit(span, spelled),), imports),)
 
     def _spelling(self, target: str):
         """How to write *target* in this module, and the import statement it needs, if any."""

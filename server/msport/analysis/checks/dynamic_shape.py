@@ -1,0 +1,420 @@
+"""MS201-MS211: constructs whose tensor shapes depend on data (dynamic shape).
+
+The matcher kinds live here; which APIs, Primitive classes and arguments belong to them is data
+(rules/dynamic_shape.toml, via ``knowledge.triggers``):
+
+- a call that always has a data-dependent output size (nonzero, unique, masked_select, ...);
+- a call whose k / axis / permutation / count / size argument is computed from tensor data,
+  or whose index argument has a data-dependent length (value provenance, provenance.py);
+- subscripts: boolean-mask indexing, slices with data-derived bounds, indices of data-dependent
+  length;
+- if/while/conditional expressions on data-derived conditions whose branches differ in shape.
+
+Severity follows where the code runs (graph_context.py) and the settings: Ascend with O2
+(static-graph sinking) is an error, Ascend O0/O1 and GPU a warning, CPU or PyNative an
+information, model code whose callers msport cannot see one step lower; data-pipeline code
+is exempt.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Hashable, List, Optional, Tuple
+
+from ..findings import Category, Finding, Related, Severity, Span
+from ..graph_context import EAGER, GRAPH, PIPELINE, UNSEEN
+from ..provenance import Binding, Kind, Origin, Prov, ProvenanceVisitor, TriggerHit, source_text
+from ..static_rewrites import static_rewrites
+from .base import Check
+
+_BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+_MODULE = "module"  # top-level statements: run eagerly, never compiled
+
+
+class DynamicShapeCheck(Check, ProvenanceVisitor):
+    def __init__(self, chunk) -> None:
+        super().__init__(chunk)
+        self.lines = chunk.lines
+
+    def run(self) -> List[Finding]:
+        if not self.rules.triggers:
+            return []
+        try:
+            return super().run()
+        except RecursionError:
+            # Nesting deeper than Python's recursion limit: keep what was found before it.
+            return self.findings
+
+    # -- where we are ----------------------------------------------------------------
+    def status(self) -> str:
+        if not self.frames:
+            return _MODULE
+        facts = self.frames[0].facts
+        if facts is not None:
+            return _MODULE if facts.status == EAGER else facts.status  # called by a script: eager
+        return UNSEEN
+
+    def function_name(self) -> str:
+        frame = self.frames[0] if self.frames else None
+        return (frame.qualname or getattr(frame.node, "name", "this function")) if frame else "this code"
+
+    def severity(self, status: str) -> Severity:
+        settings = self.settings
+        if settings.backend == "cpu":
+            base = Severity.INFO
+        elif settings.backend == "ascend" and settings.jit_level == "O2":
+            base = Severity.ERROR
+        else:
+            base = Severity.WARNING
+        mode = self.graph.mode or settings.mode
+        if status in (GRAPH, UNSEEN, _MODULE) and mode == "pynative":
+            base = Severity.INFO
+        if status == UNSEEN:
+            return base.lowered()
+        if status == _MODULE:
+            # Top-level statements run eagerly (PyNative): information at most.
+            return max(base.lowered(), Severity.INFO, key=lambda s: s.rank)
+        return base
+
+    # -- calls -----------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.status() != PIPELINE:
+            hit = self.trigger_hit(node)
+            if hit is not None:
+                self._report_call(node, hit)
+        self.generic_visit(node)
+
+    def _report_call(self, node: ast.Call, hit: TriggerHit) -> None:
+        trigger, target = hit.trigger, hit.target
+        display = self._display(node, target)
+        if trigger.test in ("always", "single-argument"):
+            span = self._callee_span(node)
+            text = f"{display} {trigger.why}"
+            origin = None
+        else:
+            argument, prov = hit.argument, hit.prov or Prov()
+            if trigger.test == "shape" and prov.origin is not None and _inside(prov.origin.span, self.span(argument)):
+                return  # the index is built right here (x.index_select(0, nonzero(m))): reported there
+            span = self.span(argument)
+            origin = prov.origin
+            if trigger.test == "shape":
+                detail = f"whose length depends on the data{_from(origin, argument)}"
+            else:
+                detail = f"computed from tensor data{_from(origin, argument)}"
+            text = f"{display} with {trigger.role} `{source_text(argument)}` {detail}: {trigger.construct} {trigger.why}"
+        framework = target.framework or self.facts.framework_of(target.name)
+        self._add(trigger.code, span, text, trigger.workaround, origin, api=target.name if target.kind != "local" else None, framework=framework,
+                  fixes=static_rewrites(self, node))
+
+    def _display(self, node: ast.Call, target) -> str:
+        """The callee as written, and its qualified name when the spelling hides it."""
+        short = target.name.rpartition(".")[2]
+        written = source_text(node.func)
+        if target.kind == "method" and isinstance(node.func, ast.Attribute) and len(source_text(node.func.value)) > 20:
+            return f"`.{node.func.attr}()` ({target.name})"  # a long receiver chain says nothing
+        if target.kind == "method" or ("." in written and written.endswith("." + short)):
+            return f"`{written}`"
+        return f"`{written}` ({target.name})"
+
+    def _callee_span(self, node: ast.Call) -> Span:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return self.attribute_name_span(func)
+        return self.span(func)
+
+    # -- subscripts ------------------------------------------------------------------
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Load) and self.status() != PIPELINE:
+            hit = self.subscript_hit(node)
+            if hit is not None:
+                self._report_subscript(node, *hit)
+        self.generic_visit(node)
+
+    def _report_subscript(self, node: ast.Subscript, kind: str, part: ast.AST, prov: Prov) -> None:
+        rule = self.rules.syntax_rule(kind)
+        origin = prov.origin
+        written = source_text(node)
+        if kind == "mask_index":
+            span = self.span(node)
+            text = f"`{written}` is {rule.construct}: it {rule.why}"
+            origin = None if origin is None or not origin.span else origin
+            if origin is not None and prov.kind != Kind.DATA:
+                origin = None
+        elif kind == "slice":
+            span = self.span(part)
+            text = f"`{written}`: the bound `{source_text(part)}` is computed from tensor data{_from(origin, part)}; a {rule.construct} {rule.why}"
+        else:
+            if origin is not None and _inside(origin.span, self.span(part)):
+                return  # x[nonzero(m)]: the index's own construct is reported
+            span = self.span(part)
+            text = f"`{written}` indexes with `{source_text(part)}`, whose length depends on the data{_from(origin, part)}: it {rule.why}"
+        self._add(rule.code, span, text, rule.workaround, origin, fixes=static_rewrites(self, node) if kind == "mask_index" else ())
+
+    # -- control flow ----------------------------------------------------------------
+    def after_if(self, node: ast.If, before, after_body, after_else) -> None:
+        if not self._compiled():
+            return
+        condition = self.evaluate(node.test)
+        if condition.kind != Kind.DATA:
+            return
+        # A branch that ends in return/raise/break/continue passes no bindings on.
+        body_exits, else_exits = _exits(node.body), _exits(node.orelse)
+        if body_exits:
+            after_body = before
+        if else_exits:
+            after_else = before
+        reason = None if body_exits and else_exits else self._branch_difference(before, after_body, after_else)
+        if reason is None:
+            reason = self._return_difference(node)
+        if reason is not None:
+            self._report_branch("branch", f"if {source_text(node.test)}", node.test, condition, reason)
+
+    def after_loop(self, node, before, after) -> None:
+        if not self._compiled():
+            return
+        header = node.test if isinstance(node, ast.While) else node.iter
+        condition = self.evaluate(header)
+        if condition.kind != Kind.DATA or (isinstance(node, ast.For) and not _is_range(node.iter, self)):
+            return
+        for name, binding in after.items():
+            old = before.get(name)
+            if old is None or binding is old or not binding[0].tensor:
+                continue
+            if binding[0].dynamic and not old[0].dynamic:
+                reason = f"`{name}` gets a data-dependent shape inside the loop"
+            elif _evidently_different(binding[1], old[1]):
+                reason = f"`{name}` changes shape on each pass"
+            else:
+                continue
+            keyword = "while" if isinstance(node, ast.While) else "for"
+            self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
+            return
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.generic_visit(node)
+        if not self._compiled():
+            return
+        condition = self.evaluate(node.test)
+        if condition.kind != Kind.DATA:
+            return
+        body, orelse = self.evaluate(node.body), self.evaluate(node.orelse)
+        if not (body.tensor or orelse.tensor):
+            return
+        reason = None
+        if body.dynamic != orelse.dynamic:
+            reason = "one side has a data-dependent shape"
+        elif _evidently_different(self.signature(node.body), self.signature(node.orelse)):
+            reason = "the two sides have different shapes"
+        if reason is not None:
+            self._report_branch("branch", f"{source_text(node.body)} if {source_text(node.test)} else ...", node.test, condition, reason)
+
+    def _compiled(self) -> bool:
+        return self.status() not in (PIPELINE, _MODULE)
+
+    def _branch_difference(self, before: Dict[str, Binding], body: Dict[str, Binding], orelse: Dict[str, Binding]) -> Optional[str]:
+        for name in sorted(set(body) | set(orelse)):
+            old = before.get(name)
+            a, b = body.get(name, old), orelse.get(name, old)
+            if a is None or b is None or a is b:
+                continue  # a temporary of one branch, or unchanged
+            if not (a[0].tensor or b[0].tensor):
+                continue
+            if a[0].dynamic != b[0].dynamic:
+                where = "the if branch" if a[0].dynamic else "the else branch"
+                return f"`{name}` has a data-dependent shape in {where} only"
+            if _evidently_different(a[1], b[1]):
+                return f"`{name}` gets different shapes in the two branches"
+        return None
+
+    def _return_difference(self, node: ast.If) -> Optional[str]:
+        body = _final_return(node.body)
+        orelse = _final_return(node.orelse)
+        if body is None or orelse is None or body.value is None or orelse.value is None:
+            return None
+        returned = {id(r): (p, sig) for r, p, sig in (self.frames[-1].returns if self.frames else ())}
+        if id(body) not in returned or id(orelse) not in returned:
+            return None
+        (a, sa), (b, sb) = returned[id(body)], returned[id(orelse)]
+        if not (a.tensor or b.tensor):
+            return None
+        if a.dynamic != b.dynamic:
+            return "one branch returns a tensor with a data-dependent shape"
+        if _evidently_different(sa, sb):
+            return "the branches return tensors of different shapes"
+        return None
+
+    def _report_branch(self, kind: str, header: str, node: ast.AST, condition: Prov, reason: str) -> None:
+        rule = self.rules.syntax_rule(kind)
+        text = f"`{header}`: the condition is computed from tensor data{_from(condition.origin, node)}, and {reason}: {rule.why}"
+        self._add(rule.code, self.span(node), text, rule.workaround, condition.origin)
+
+    # -- shape signatures (for comparing branches) -----------------------------------
+    def signature(self, node: Optional[ast.AST]) -> Optional[Hashable]:
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            binding = self.lookup(node.id)
+            return binding[1] if binding is not None else ("name", node.id)
+        if isinstance(node, ast.BinOp):
+            left, right = self.evaluate(node.left), self.evaluate(node.right)
+            sl, sr = self.signature(node.left), self.signature(node.right)
+            if left.tensor and not right.tensor:
+                return sl
+            if right.tensor and not left.tensor:
+                return sr
+            return sl if sl is not None and sl == sr else None
+        if isinstance(node, ast.UnaryOp):
+            return self.signature(node.operand)
+        if isinstance(node, ast.Subscript):
+            base = self.signature(node.value)
+            if base is None or not self.evaluate(node.value).tensor:
+                return None
+            index = _index_signature(node.slice)
+            return ("sub", base, index) if index is not None else None
+        if isinstance(node, ast.IfExp):
+            a, b = self.signature(node.body), self.signature(node.orelse)
+            return a if a == b else None
+        if isinstance(node, ast.Call):
+            return self._call_signature(node)
+        return None
+
+    def _call_signature(self, node: ast.Call) -> Optional[Hashable]:
+        target = self.call_target(node)
+        arguments = target.arguments(node)
+        short = target.name.rpartition(".")[2]
+        vocab = self.vocab
+        first = arguments[0] if arguments else None
+        if target.kind == "method" and short in vocab.shape_preserving_methods:
+            return self.signature(first)
+        if target.kind == "api" and target.name in vocab.shape_preserving_functions:
+            return self.signature(first)
+        if target.kind in ("api", "method") and short in vocab.reductions:
+            base = self.signature(first)
+            rest = ast.dump(ast.Tuple(elts=list(arguments[1:]), ctx=ast.Load()))
+            keywords = tuple(sorted((k.arg or "", ast.dump(k.value)) for k in node.keywords if k.arg not in ("dtype", "out")))
+            return ("reduce", base, rest, keywords) if base is not None else None
+        if target.kind == "api" and target.name in vocab.concat_functions and isinstance(first, (ast.List, ast.Tuple)):
+            parts = tuple(self.signature(e) for e in first.elts)
+            if any(p is None for p in parts):
+                return ("concat", len(parts), ast.dump(ast.Tuple(elts=list(arguments[1:]), ctx=ast.Load())))
+            return ("concat", parts, ast.dump(ast.Tuple(elts=list(arguments[1:]), ctx=ast.Load())))
+        if self.trigger_of(target) is not None and self.trigger_of(target).id == "where-one-argument" and len(arguments) == 3:
+            a, b = self.signature(arguments[1]), self.signature(arguments[2])
+            return a if a == b else None
+        return None
+
+    # -- findings --------------------------------------------------------------------
+    def _add(self, code: str, span: Span, text: str, workaround: str, origin: Optional[Origin], api: Optional[str] = None, framework: Optional[str] = None,
+             fixes: Tuple = ()) -> None:
+        status = self.status()
+        severity = self.severity(status)
+        consequence = self.rules.consequence_text(severity.value if severity != Severity.HINT else "info")
+        consequence = consequence.replace("{backend}", _BACKENDS.get(self.settings.backend, self.settings.backend))
+        if status == UNSEEN:
+            unseen = self.rules.consequence_text("unseen").replace("{function}", f"`{self.function_name()}`")
+            consequence = f"{consequence} ({unseen})"
+        message = f"{_sentence(text)} {_sentence(consequence)} Static alternative: {_sentence(workaround)}"
+        related: Tuple[Related, ...] = ()
+        if origin is not None and origin.span is not None and not _inside(origin.span, span):
+            related = (Related(origin.span, f"`{origin.text}`: the data-dependent value or shape comes from here"),)
+        torch_api = api if framework == "torch" else None
+        mindspore_api = api if framework == "mindspore" else None
+        self.findings.append(Finding(
+            code=code,
+            category=Category.DYNAMIC_SHAPE,
+            severity=severity,
+            span=span,
+            message=message,
+            torch_api=torch_api,
+            mindspore_api=mindspore_api,
+            related=related,
+            fixes=fixes,
+        ))
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return (text[:1].upper() + text[1:] + ".") if text else ""
+
+
+def _from(origin: Optional[Origin], node: ast.AST) -> str:
+    if origin is None or origin.text == source_text(node):
+        return ""
+    return f" (from `{origin.text}`)"
+
+
+def _inside(inner: Optional[Span], outer: Span) -> bool:
+    if inner is None:
+        return False
+    return (inner.start_line, inner.start_col) >= (outer.start_line, outer.start_col) and (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+_IDENTITIES = ("value", "name")  # tags of tokens that stand for one value's shape
+
+
+def _roots(signature: Hashable) -> set:
+    if not isinstance(signature, tuple) or not signature:
+        return set()
+    if signature[0] in _IDENTITIES:
+        return {signature}
+    found = set()
+    for part in signature[1:]:
+        found |= _roots(part)
+    return found
+
+
+def _evidently_different(a: Optional[Hashable], b: Optional[Hashable]) -> bool:
+    """Both shapes known, different, and derived from the same value (x[:, :3] and x; x and
+    cat(x, y)): two different inputs (x vs y) may well have the same shape, so they are not."""
+    if a is None or b is None or a == b:
+        return False
+    return bool(_roots(a) & _roots(b))
+
+
+def _index_signature(index: ast.AST) -> Optional[Hashable]:
+    """Constant subscripts by the shape they give: x[:, :3] and x[:, 3:6] agree."""
+    parts = []
+    for element in index.elts if isinstance(index, ast.Tuple) else (index,):
+        if isinstance(element, ast.Slice):
+            bounds = [_constant_int(b) for b in (element.lower, element.upper, element.step)]
+            if any(b is False for b in bounds):
+                return None
+            lower, upper, step = bounds
+            if step in (None, 1) and (lower or 0) >= 0 and upper is not None and upper >= 0:
+                parts.append(("len", max(0, upper - (lower or 0))))
+            else:
+                parts.append(("slice", lower, upper, step))
+        elif _constant_int(element) is not False or (isinstance(element, ast.Constant) and element.value is None):
+            parts.append(("item",) if not (isinstance(element, ast.Constant) and element.value is None) else ("new",))
+        elif isinstance(element, ast.Constant) and element.value is Ellipsis:
+            parts.append(("...",))
+        else:
+            return None
+    return tuple(parts)
+
+
+def _constant_int(node: Optional[ast.AST]):
+    """The int value of a constant bound, None for no bound, False for anything else."""
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else False
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return False
+
+
+def _exits(body: List[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
+
+
+def _final_return(body: List[ast.stmt]) -> Optional[ast.Return]:
+    return body[-1] if body and isinstance(body[-1], ast.Return) else None
+
+
+def _is_range(node: ast.AST, visitor: ProvenanceVisitor) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    target = visitor.call_target(node)
+    return target.kind == "builtin" and target.name == "range"

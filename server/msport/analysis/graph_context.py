@@ -1,0 +1,433 @@
+"""Which code of a module is compiled as a static graph, and what its helpers return.
+
+Graph code is ``construct``/``forward`` of a layer class, functions decorated with (or wrapped
+by) ``jit``, and every function or method of the same file they call, followed through calls.
+Data-pipeline code (datasets, transforms, collate functions) is never compiled. The rest is
+model code whose callers msport cannot see ("unseen"): it usually ends up in a graph too.
+
+The facts are computed for the whole module on every analysis but cached per chunk, and end up
+in ``ModuleContext.facts`` (hence in its key): a chunk's dynamic-shape findings may depend on
+other chunks (a helper's summary, a caller's arguments, whether a caller is graph code) only
+through them, so the per-chunk findings cache stays correct.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Set, Tuple
+
+from ..knowledge.index import KnowledgeBase
+from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
+
+GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
+
+
+@dataclass(frozen=True)
+class FunctionDecl:
+    qualname: str  # "f" or "Class.method"
+    params: Tuple[str, ...]
+    root: Optional[str] = None  # GRAPH, JIT or PIPELINE when the function is one by itself
+    calls: Tuple[str, ...] = ()  # "f", "self:Class.m", "inst:Class.m"
+
+
+@dataclass(frozen=True)
+class ClassDecl:
+    name: str
+    bases: Tuple[str, ...]  # local base classes, by name
+    methods: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChunkGraphFacts:
+    functions: Tuple[FunctionDecl, ...] = ()
+    classes: Tuple[ClassDecl, ...] = ()
+    pipeline_refs: Tuple[str, ...] = ()  # names passed as collate_fn=, transform=, ...
+    jit_refs: Tuple[str, ...] = ()  # names wrapped as jit(name)
+    eager_refs: Tuple[str, ...] = ()  # functions called by top-level statements (scripts)
+    mode: Optional[str] = None  # from set_context(mode=...)
+
+
+class _Collector(ScopeVisitor):
+    """Declarations, roots and calls of one chunk."""
+
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase):
+        super().__init__(context, knowledge)
+        self.rules = knowledge.triggers
+        self.functions: List[FunctionDecl] = []
+        self.classes: List[ClassDecl] = []
+        self.pipeline_refs: List[str] = []
+        self.jit_refs: List[str] = []
+        self.eager_refs: List[str] = []
+        self.mode: Optional[str] = None
+        self._current: Optional[dict] = None
+        self._pipeline_class = False
+        self.function_names = _function_names(context)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self.class_stack or self._current is not None:
+            return super().visit_ClassDef(node)  # nested classes belong to their enclosing code
+        bases = tuple(b.id for b in node.bases if isinstance(b, ast.Name))
+        methods = tuple(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        self.classes.append(ClassDecl(node.name, bases, methods))
+        self._pipeline_class = self._is_pipeline_class(node)
+        super().visit_ClassDef(node)
+        self._pipeline_class = False
+
+    def _is_pipeline_class(self, node: ast.ClassDef) -> bool:
+        pipeline = self.rules.pipeline
+        if self.context.layer_framework(node.name):
+            return False
+        lowered = node.name.lower()
+        if any(word in lowered for word in pipeline.class_words):
+            return True
+        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in pipeline.methods for s in node.body):
+            return True  # a plain class with __getitem__ / __call__: a dataset or a transform
+        for base in node.bases:
+            qualified = self.qualified(base)
+            if qualified and (qualified in pipeline.bases or any(qualified.startswith(m + ".") for m in pipeline.base_modules)):
+                return True
+        return False
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if self._current is not None or len(self.class_stack) > 1 or (self.class_stack and not self._directly_in_class(node)):
+            return super().visit_FunctionDef(node)
+        in_class = bool(self.class_stack)
+        qualname = f"{self.class_stack[0].name}.{node.name}" if in_class else node.name
+        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None}
+        super().visit_FunctionDef(node)
+        record, self._current = self._current, outer
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if in_class and params and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+            params = params[1:]
+        params += [a.arg for a in args.kwonlyargs]
+        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"]))))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _root(self, node: ast.FunctionDef, in_class: bool) -> Optional[str]:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = self.qualified(target)
+            if qualified and self.rules.canonical(qualified) in self.rules.graph.decorators:
+                return JIT
+        pipeline = self.rules.pipeline
+        if in_class:
+            cls = self.class_stack[0]
+            if self._pipeline_class:
+                return PIPELINE
+            if self.context.layer_framework(cls.name):
+                return GRAPH if node.name in ("forward", "construct") else None
+            return None
+        if any(word in node.name.lower() for word in pipeline.function_words):
+            return PIPELINE
+        return None
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self._note_call(node)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        # A local function used as a value inside a function (a callback) counts as called.
+        if self._current is not None and isinstance(node.ctx, ast.Load) and node.id in self.function_names:
+            bound, _ = self.scope.lookup(node.id)
+            if not bound:
+                self._current["calls"].append(node.id)
+
+    def _note_call(self, node: ast.Call) -> None:
+        func = node.func
+        qualified = self.qualified(func)
+        canonical = self.rules.canonical(qualified) if qualified else None
+        if canonical in self.rules.graph.decorators:
+            self.jit_refs.extend(a.id for a in node.args if isinstance(a, ast.Name))
+        if canonical in self.rules.graph.set_context:
+            for keyword in node.keywords:
+                if keyword.arg == "mode":
+                    self.mode = self._mode(keyword.value) or self.mode
+        for keyword in node.keywords:
+            if keyword.arg in self.rules.pipeline.keywords:
+                self.pipeline_refs.extend(n.id for n in ast.walk(keyword.value) if isinstance(n, ast.Name))
+        if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
+            self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
+        if self._current is None or not isinstance(func, ast.Attribute):
+            return
+        if isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self._current["class"]:
+            if self.self_attribute(func.attr) is None:
+                self._current["calls"].append(f"self:{self._current['class']}.{func.attr}")
+            return
+        receiver = self.infer(func.value)
+        if isinstance(receiver, Instance) and receiver.cls.startswith(LOCAL + "."):
+            self._current["calls"].append(f"inst:{receiver.cls[len(LOCAL) + 1:]}.{func.attr}")
+
+    def _mode(self, value: ast.AST) -> Optional[str]:
+        if isinstance(value, ast.Constant) and value.value in (0, 1) and not isinstance(value.value, bool):
+            return GRAPH if value.value == 0 else "pynative"
+        qualified = self.qualified(value)
+        if qualified in self.rules.graph.graph_mode:
+            return GRAPH
+        if qualified in self.rules.graph.pynative_mode:
+            return "pynative"
+        return None
+
+    def result(self) -> ChunkGraphFacts:
+        return ChunkGraphFacts(
+            functions=tuple(self.functions), classes=tuple(self.classes), pipeline_refs=tuple(self.pipeline_refs),
+            jit_refs=tuple(self.jit_refs), eager_refs=tuple(self.eager_refs), mode=self.mode,
+        )
+
+
+_last_functions: Tuple[Optional[ModuleContext], frozenset] = (None, frozenset())
+
+
+def _function_names(context: ModuleContext) -> frozenset:
+    """context.functions as a set, built once per module context (every chunk asks)."""
+    global _last_functions
+    last, names = _last_functions
+    if last is not context:
+        names = frozenset(context.functions)
+        _last_functions = (context, names)
+    return names
+
+
+class _Summarizer(ProvenanceVisitor):
+    """Summaries of one chunk's functions (parameters symbolic) and the arguments of their calls."""
+
+    symbolic = True
+
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase):
+        super().__init__(context, knowledge)
+        self.summaries: Dict[str, Prov] = {}
+        self.calls: List[Tuple[str, str, Tuple[Optional[Prov], ...]]] = []  # (caller, callee, arguments)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        # Statements like `helper(x)` are never evaluated for a value: evaluate them for their arguments.
+        target = self.call_target(node)
+        if target.kind == "local" and self.frames and self.frames[0].qualname:
+            arguments = tuple(_concrete(p) for p in self.call_arguments(node, target.name))
+            self.calls.append((self.frames[0].qualname, target.name, arguments))
+        self.generic_visit(node)
+
+    def leave_function(self, node: ast.AST) -> None:
+        frame = self.frames[-1]
+        if len(self.frames) == 1 and frame.qualname and frame.returns:
+            provs = [p for _, p, _ in frame.returns]
+            first = provs[0]
+            summary = join(provs, tensor=next((p.tensor for p in provs if p.tensor), None), mask=all(p.mask for p in provs), keep_items=True)
+            if len(provs) == 1:
+                summary = first
+            if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items:
+                self.summaries[frame.qualname] = summary.without_spans()
+        super().leave_function(node)
+
+
+def _concrete(prov: Optional[Prov]) -> Optional[Prov]:
+    """What a caller passes, without its own symbolic parameters or positions."""
+    if prov is None:
+        return None
+    prov = replace(prov, deps=frozenset(), items=()).without_spans()
+    if prov.kind == Kind.UNKNOWN and not prov.tensor:
+        return None
+    return prov
+
+
+@dataclass(frozen=True)
+class _ChunkSummary:
+    summaries: Tuple[Tuple[str, Prov], ...]
+    calls: Tuple[Tuple[str, str, Tuple[Optional[Prov], ...]], ...]
+
+
+class _LRU:
+    def __init__(self, size: int):
+        self.size = size
+        self.data: "OrderedDict[Hashable, object]" = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable):
+        with self.lock:
+            value = self.data.get(key)
+            if value is not None:
+                self.data.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: object) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+
+class _Lazy:
+    """A value built on first use: the context of a summarising round is needed only on a cache miss."""
+
+    def __init__(self, build):
+        self.build, self.value = build, None
+
+    def get(self):
+        if self.value is None:
+            self.value = self.build()
+        return self.value
+
+
+_ROUNDS = 4  # helpers calling helpers: summaries settle in as many rounds as the call chain is deep
+
+
+class GraphContextBuilder:
+    """Adds the module's ModuleGraph to a ModuleContext; caches its per-chunk parts."""
+
+    def __init__(self, knowledge: KnowledgeBase, cache_size: int = 20_000):
+        self.knowledge = knowledge
+        self._facts = _LRU(cache_size)
+        self._summaries = _LRU(cache_size)
+        self._last: Dict[str, object] = {}
+
+    def _intern(self, slot: str, value):
+        """The previous analysis's equal value, if any: cache keys then compare by identity
+        (one full comparison per analysis instead of one per chunk)."""
+        old = self._last.get(slot)
+        if old is not None and (old is value or old == value):
+            return old
+        self._last[slot] = value
+        return value
+
+    def extend(self, context: ModuleContext, chunks: Sequence[Tuple[str, ast.Module]]) -> ModuleContext:
+        """*context* with the graph facts of the module made of *chunks* ((text, tree) pairs)."""
+        if not self.knowledge.triggers.triggers:
+            return context
+        base_key = self._intern("base", context.key)
+        facts = [(text, tree, self._chunk_facts(text, tree, context, base_key)) for text, tree in chunks]
+        classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, _, f in facts for c in f.classes)))
+        decls = {d.qualname: d for _, _, f in facts for d in f.functions}
+        shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
+        edges = {name: self._resolve_calls(decl, shell, decls) for name, decl in decls.items()}
+        statuses = _statuses(decls, edges, facts, shell)
+        # Summaries matter only for functions something calls, and argument facts only for
+        # calls: a chunk with neither is not summarised at all.
+        called = {callee for targets in edges.values() for callee in targets}
+        relevant = [
+            (text, tree, f) for text, tree, f in facts
+            if any(d.qualname in called or edges.get(d.qualname) for d in f.functions)
+        ]
+        names = sorted(decls)
+        callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, _, f in relevant]
+        results: Dict[int, _ChunkSummary] = {}
+        summaries: Dict[str, Prov] = {}
+        pending = list(range(len(relevant)))
+        for _ in range(_ROUNDS):
+            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names), classes)
+            round_context = _Lazy(lambda graph=graph: replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)))
+            for index in pending:
+                text, tree, chunk = relevant[index]
+                results[index] = self._chunk_summary(text, tree, callees[index], round_context, base_key, graph)
+            new_summaries = {name: prov for result in results.values() for name, prov in result.summaries}
+            changed = {n for n in set(new_summaries) | set(summaries) if new_summaries.get(n) != summaries.get(n)}
+            summaries = new_summaries
+            # Only chunks calling a helper whose summary changed need another round.
+            pending = [i for i in range(len(relevant)) if callees[i] & changed]
+            if not pending:
+                break
+        calls = tuple(call for index in sorted(results) for call in results[index].calls)
+        arguments: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
+        callers: Dict[str, Set[str]] = {}
+        for caller, callee, args in calls:
+            arguments.setdefault(callee, []).append(args)
+            callers.setdefault(callee, set()).add(caller)
+        functions = []
+        for name, decl in sorted(decls.items()):
+            functions.append((name, FunctionFacts(
+                params=decl.params,
+                status=statuses[name],
+                summary=summaries.get(name),
+                arguments=_join_arguments(arguments.get(name, ()), len(decl.params)),
+                callers=tuple(sorted(callers.get(name, ()))),
+            )))
+        mode = next((f.mode for _, _, f in reversed(facts) if f.mode), None)
+        graph = self._intern("graph", ModuleGraph(tuple(functions), classes, mode))
+        return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),))
+
+    def _chunk_facts(self, text: str, tree: ast.Module, context: ModuleContext, base_key) -> ChunkGraphFacts:
+        key = (text, base_key)
+        cached = self._facts.get(key)
+        if cached is None:
+            collector = _Collector(context, self.knowledge)
+            _visit_bounded(collector, tree)
+            cached = collector.result()
+            self._facts.put(key, cached)
+        return cached
+
+    def _chunk_summary(self, text, tree, callees, context: "_Lazy", base_key, graph: ModuleGraph) -> _ChunkSummary:
+        # The chunk's summaries depend on other chunks only through its callees' summaries.
+        inputs = tuple((c, graph.function(c).summary) for c in sorted(callees) if graph.function(c) and graph.function(c).summary)
+        key = (text, base_key, graph.classes, inputs)
+        cached = self._summaries.get(key)
+        if cached is None:
+            visitor = _Summarizer(context.get(), self.knowledge)
+            _visit_bounded(visitor, tree)
+            cached = _ChunkSummary(tuple(sorted(visitor.summaries.items())), tuple(visitor.calls))
+            self._summaries.put(key, cached)
+        return cached
+
+    @staticmethod
+    def _resolve_calls(decl: FunctionDecl, shell: ModuleGraph, decls: Dict[str, FunctionDecl]) -> Tuple[str, ...]:
+        resolved = []
+        for call in decl.calls:
+            if call.startswith(("self:", "inst:")):
+                cls, _, method = call[5:].partition(".")
+                target = shell.resolve_method(cls, method)
+            else:
+                target = call if call in decls else None
+            if target and target != decl.qualname:
+                resolved.append(target)
+        return tuple(dict.fromkeys(resolved))
+
+
+def _visit_bounded(visitor: ast.NodeVisitor, tree: ast.AST) -> None:
+    """Walk *tree*; an expression nested deeper than Python's recursion limit (a generated
+    10,000-term sum) ends the walk of this chunk, keeping what was found so far."""
+    try:
+        visitor.visit(tree)
+    except RecursionError:
+        pass
+
+
+def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph) -> Dict[str, str]:
+    status: Dict[str, str] = {}
+    jit_roots = [n for n, d in decls.items() if d.root == JIT]
+    jit_roots += [r for _, _, f in facts for r in f.jit_refs if r in decls]
+    graph_roots = [n for n, d in decls.items() if d.root == GRAPH]
+    pipeline_roots = [n for n, d in decls.items() if d.root == PIPELINE]
+    for _, _, f in facts:
+        for ref in f.pipeline_refs:
+            if ref in decls:
+                pipeline_roots.append(ref)
+            elif shell.has_class(ref):
+                pipeline_roots.extend(n for n in decls if n.startswith(ref + "."))
+    eager_roots = [r for _, _, f in facts for r in f.eager_refs if r in decls]
+    for kind, roots in ((JIT, jit_roots), (GRAPH, graph_roots), (PIPELINE, pipeline_roots), (EAGER, eager_roots)):
+        queue = [r for r in roots if r not in status]
+        while queue:
+            name = queue.pop()
+            if name in status:
+                continue
+            status[name] = kind
+            queue.extend(e for e in edges.get(name, ()) if e not in status)
+    return {name: status.get(name, UNSEEN) for name in decls}
+
+
+def _join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
+    calls = list(calls)
+    if not calls:
+        return ()
+    joined: List[Optional[Prov]] = []
+    for index in range(count):
+        provs = [c[index] for c in calls if index < len(c) and c[index] is not None]
+        if not provs:
+            joined.append(None)
+            continue
+        tensor = next((p.tensor for p in provs if p.tensor), None)
+        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
+    return tuple(joined)

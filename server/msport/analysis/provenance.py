@@ -1,0 +1,961 @@
+"""Value provenance inside a function: is a value a constant, shape-derived or data-derived?
+
+In a static graph a shape must be known at compile time. Constants (literals, constructor
+arguments kept on ``self``) and values derived from shapes (``x.shape[0] // 2``, ``len(x)``)
+are; values derived from tensor data (``int(t.sum())``, ``.item()``, ``.tolist()``, results of
+comparisons) are not, and a tensor produced by ``nonzero``/``unique``/``x[mask]`` has a
+data-dependent shape, so even its ``.shape`` is data. ``ProvenanceVisitor`` tracks this per
+function through assignments, arithmetic, tuple unpacking, branches (joined) and calls to
+helpers of the same file (through their summaries, see graph_context.py).
+
+A helper's summary is computed with its parameters left symbolic: ``deps`` records how the
+result depends on them (``("value", i)``: carries argument i's provenance; ``("shape", i)``: a
+shape of argument i; ``("dynamic_if_data", i)``: a slice or count bound by argument i;
+``("dynamic_if_mask", i)`` / ``("dynamic_if_dynamic", i)``: indexed by argument i;
+``("dynamic_if_tensor", i)``: indexed by a comparison with argument i; ``("mask", i)``: a
+comparison with argument i),
+and ``instantiate`` applies it to the arguments of a call.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence, Tuple
+
+from ..knowledge.index import KnowledgeBase
+from ..knowledge.triggers import Trigger
+from .findings import Span
+from .names import LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
+from .spans import node_span
+
+#: Name of the ModuleGraph in ModuleContext.facts.
+GRAPH_FACT = "dynamic_shape.graph"
+
+
+class Kind(IntEnum):
+    UNKNOWN = 0
+    CONST = 1
+    SHAPE = 2
+    DATA = 3
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value became data-derived or got a data-dependent shape."""
+
+    text: str  # the construct, as written ("torch.nonzero(mask)")
+    span: Optional[Span] = None  # chunk-relative; None when it lies in another chunk
+
+
+@dataclass(frozen=True)
+class Prov:
+    kind: Kind = Kind.UNKNOWN
+    tensor: Optional[str] = None  # the framework, when the value is a tensor
+    dynamic: bool = False  # a tensor whose shape depends on data
+    mask: bool = False  # a boolean tensor
+    origin: Optional[Origin] = None
+    deps: FrozenSet[Tuple[str, int]] = frozenset()
+    items: Tuple["Prov", ...] = ()  # elements of a tuple or list, when known
+
+    @property
+    def data(self) -> bool:
+        return self.kind == Kind.DATA
+
+    def without_spans(self) -> "Prov":
+        """For summaries shared between chunks: positions would go stale when lines move."""
+        origin = Origin(self.origin.text) if self.origin else None
+        return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items))
+
+
+UNKNOWN = Prov()
+CONST = Prov(Kind.CONST)
+
+
+def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = False, keep_items: bool = False) -> Prov:
+    """The least precise of *provs*: what a value computed from all of them may be."""
+    provs = list(provs)
+    if not provs:
+        return Prov(Kind.CONST, tensor=tensor, mask=mask)
+    kind = max(p.kind for p in provs)
+    dynamic = any(p.dynamic for p in provs)
+    origin = next((p.origin for p in provs if p.dynamic and p.origin), None)
+    if origin is None:
+        origin = next((p.origin for p in provs if p.kind == Kind.DATA and p.origin), None)
+    deps = frozenset().union(*(p.deps for p in provs))
+    items: Tuple[Prov, ...] = ()
+    if keep_items and provs[0].items and all(len(p.items) == len(provs[0].items) for p in provs):
+        items = tuple(join(group, keep_items=True) for group in zip(*(p.items for p in provs)))
+    if dynamic:
+        kind = Kind.DATA
+    return Prov(kind, tensor, dynamic, mask, origin, deps, items)
+
+
+def value_deps(prov: Prov) -> FrozenSet[Tuple[str, int]]:
+    return frozenset(d for d in prov.deps if d[0] == "value")
+
+
+def relabel(prov: Prov, relation: str) -> FrozenSet[Tuple[str, int]]:
+    """The parameters *prov* carries, under another relation."""
+    return frozenset((relation, i) for rel, i in prov.deps if rel == "value")
+
+
+def shape_of(prov: Prov) -> Prov:
+    """The provenance of the shape of a value: static unless its shape is data-dependent."""
+    if prov.dynamic:
+        return Prov(Kind.DATA, origin=prov.origin)
+    return Prov(Kind.SHAPE, deps=relabel(prov, "shape"))
+
+
+def element_of(prov: Prov) -> Prov:
+    """One element of an unpacked value whose elements are not known one by one."""
+    return replace(prov, items=(), mask=False)
+
+
+def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
+    """A helper's summarised result, applied to the arguments of one call."""
+    kind, tensor, dynamic, mask = summary.kind, summary.tensor, summary.dynamic, summary.mask
+    origin: Optional[Origin] = None
+    if summary.origin is not None and (summary.dynamic or summary.kind == Kind.DATA):
+        origin = Origin(f"{call.text}, which returns {summary.origin.text}", call.span)
+    for relation, index in sorted(summary.deps):
+        arg = args[index] if index < len(args) and args[index] is not None else UNKNOWN
+        if relation == "value":
+            kind = max(kind, arg.kind)
+            tensor = tensor or arg.tensor
+            dynamic = dynamic or arg.dynamic
+            if origin is None and (arg.dynamic or arg.kind == Kind.DATA):
+                origin = arg.origin
+        elif relation == "shape":
+            kind = max(kind, Kind.DATA if arg.dynamic else Kind.SHAPE)
+            if arg.dynamic and origin is None:
+                origin = arg.origin
+        elif relation == "mask":
+            if arg.tensor:
+                mask, tensor = True, tensor or arg.tensor
+        elif (relation == "dynamic_if_data" and arg.kind == Kind.DATA) or (relation == "dynamic_if_mask" and arg.mask) or (
+                relation == "dynamic_if_tensor" and arg.tensor) or (relation == "dynamic_if_dynamic" and arg.dynamic):
+            dynamic, kind = True, Kind.DATA
+            origin = origin or arg.origin or call
+    if dynamic:
+        kind = Kind.DATA
+    items = tuple(instantiate(item, args, call) for item in summary.items)
+    return Prov(kind, tensor, dynamic, mask, origin if (dynamic or kind == Kind.DATA) else None, frozenset(), items)
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the rest of the module knows about one top-level function or method."""
+
+    params: Tuple[str, ...] = ()  # positional parameter names, without self
+    status: str = "unseen"  # graph | jit | unseen | pipeline (see graph_context.py)
+    summary: Optional[Prov] = None  # the provenance of what it returns, parameters symbolic
+    arguments: Tuple[Optional[Prov], ...] = ()  # what its callers in this file pass, per parameter
+    callers: Tuple[str, ...] = ()  # functions of this file that call it
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleGraph:
+    """Module-wide facts for the dynamic-shape checks; part of the ModuleContext key (so it
+    hashes once and compares by hash first: every chunk's cache lookup compares it)."""
+
+    functions: Tuple[Tuple[str, FunctionFacts], ...] = ()
+    #: class name -> (local base class names, method names), to resolve self.method().
+    classes: Tuple[Tuple[str, Tuple[Tuple[str, ...], Tuple[str, ...]]], ...] = ()
+    mode: Optional[str] = None  # "graph" / "pynative" when the file calls set_context(mode=...)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_functions", dict(self.functions))
+        object.__setattr__(self, "_classes", dict(self.classes))
+        object.__setattr__(self, "_hash", hash((self.functions, self.classes, self.mode)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, ModuleGraph) or self._hash != other._hash:
+            return False
+        return (self.functions, self.classes, self.mode) == (other.functions, other.classes, other.mode)
+
+    def function(self, name: str) -> Optional[FunctionFacts]:
+        return self._functions.get(name)
+
+    def resolve_method(self, cls: str, method: str) -> Optional[str]:
+        """``Class.method`` of the class (or local base class) that defines *method*."""
+        seen = set()
+        queue = [cls]
+        while queue:
+            current = queue.pop(0)
+            if current in seen or current not in self._classes:
+                continue
+            seen.add(current)
+            bases, methods = self._classes[current]
+            if method in methods:
+                return f"{current}.{method}"
+            queue.extend(bases)
+        return None
+
+    def has_class(self, name: str) -> bool:
+        return name in self._classes
+
+
+EMPTY_GRAPH = ModuleGraph()
+
+
+def module_graph(context: ModuleContext) -> ModuleGraph:
+    for name, value in getattr(context, "facts", ()):
+        if name == GRAPH_FACT:
+            return value
+    return EMPTY_GRAPH
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    """What a call calls: an API, a Tensor method, a Primitive instance, a helper of this file."""
+
+    kind: str  # api | method | primitive | local | layer | builtin | unknown
+    name: str = ""  # canonical qualified name, local "f" / "Class.m", or the builtin's name
+    receiver: Optional[ast.expr] = None  # a method's tensor (its position 0)
+    framework: Optional[str] = None
+
+    def arguments(self, node: ast.Call) -> List[ast.expr]:
+        """Positional arguments in the function form: a method's receiver is position 0."""
+        return ([self.receiver] if self.receiver is not None else []) + list(node.args)
+
+
+@dataclass(frozen=True)
+class TriggerHit:
+    """A call whose output shape depends on data, and the argument that makes it so."""
+
+    trigger: Trigger
+    target: CallTarget
+    argument: Optional[ast.expr] = None
+    prov: Optional[Prov] = None
+
+
+_BUILTIN_VALUES = frozenset({"int", "float", "bool", "round", "abs", "min", "max", "sum", "complex", "pow", "divmod"})
+_BUILTINS = _BUILTIN_VALUES | {"len", "range", "tuple", "list"}
+_NO_DATA_COMPARE = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+_SHAPE_KEEPING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+_MAX_TEXT = 60
+
+
+def source_text(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover - unparse handles every node ast.parse produces
+        return "..."
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
+@dataclass
+class Frame:
+    """One function being walked."""
+
+    node: ast.AST
+    qualname: Optional[str]  # "f" or "Class.method" for top-level functions and methods
+    facts: Optional[FunctionFacts]
+    params: Tuple[str, ...] = ()
+    returns: List[Tuple[ast.Return, Prov, Optional[Hashable]]] = field(default_factory=list)
+
+
+Binding = Tuple[Prov, Optional[Hashable]]  # provenance and shape signature of a local name
+
+
+class ProvenanceVisitor(ScopeVisitor):
+    """A ScopeVisitor that also knows where each local value comes from.
+
+    ``symbolic`` is True while summarising helpers (parameters stay symbolic, see module
+    docstring); checks walk with it False, binding parameters to what callers pass.
+    """
+
+    symbolic = False
+
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase):
+        super().__init__(context, knowledge)
+        self.rules = knowledge.triggers
+        self.vocab = self.rules.provenance
+        self.graph = module_graph(context)
+        self.lines: Optional[Sequence[str]] = None  # set by checks, for spans of origins
+        self.frames: List[Frame] = []
+        self._envs: Dict[int, Dict[str, Binding]] = {id(self.scope): {}}
+        self._memo: Dict[int, Prov] = {}
+        self._targets: Dict[int, CallTarget] = {}
+        self._hits: Dict[int, Optional[TriggerHit]] = {}
+        self._counter = 0
+        self._branch_depth = 0
+
+    # -- environment -----------------------------------------------------------------
+    def env(self) -> Dict[str, Binding]:
+        return self._envs.setdefault(id(self.scope), {})
+
+    def lookup(self, name: str) -> Optional[Binding]:
+        scope: Optional[Scope] = self.scope
+        while scope is not None:
+            binding = self._envs.get(id(scope), {}).get(name)
+            if binding is not None:
+                return binding
+            if name in scope.values:
+                return None  # bound here by something provenance does not follow
+            scope = scope.parent
+        return None
+
+    def origin(self, node: ast.AST) -> Origin:
+        span = node_span(node, self.lines) if self.lines is not None and hasattr(node, "lineno") else None
+        return Origin(source_text(node), span)
+
+    def fresh_signature(self, name: str) -> Hashable:
+        """A token for the shape of one value that is not derived from another known one."""
+        self._counter += 1
+        return ("value", name, self._counter)
+
+    def signature(self, node: Optional[ast.AST]) -> Optional[Hashable]:
+        """A token equal for expressions of the same shape; None when unknown (see checks)."""
+        return None
+
+    def bind_name(self, name: str, prov: Prov, sig: Optional[Hashable]) -> None:
+        self.env()[name] = (prov, sig if sig is not None else self.fresh_signature(name))
+
+    def bind_target(self, target: ast.AST, prov: Prov, value: Optional[ast.AST]) -> None:
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, prov, self.signature(value) if value is not None else None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elements = target.elts
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(elements) else None
+            for position, element in enumerate(elements):
+                if isinstance(element, ast.Starred):
+                    self.bind_target(element.value, element_of(prov), None)
+                    continue
+                if values is not None:
+                    self.bind_target(element, self.evaluate(values[position]), values[position])
+                elif len(prov.items) == len(elements):
+                    self.bind_target(element, prov.items[position], None)
+                else:
+                    self.bind_target(element, element_of(prov), None)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, element_of(prov), None)
+
+    # -- statements ------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        prov = self.evaluate(node.value)
+        super().visit_Assign(node)
+        for target in node.targets:
+            self.bind_target(target, prov, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        prov = self.evaluate(node.value) if node.value is not None else None
+        super().visit_AnnAssign(node)
+        if prov is not None:
+            self.bind_target(node.target, prov, node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        prov = join([self.evaluate(node.target), self.evaluate(node.value)])
+        super().visit_AugAssign(node)
+        if isinstance(node.target, ast.Name):
+            before = self.lookup(node.target.id)
+            self.bind_name(node.target.id, prov, before[1] if before and self.signature(node.value) is None else None)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        prov = self.evaluate(node.value)
+        super().visit_NamedExpr(node)
+        self.bind_target(node.target, prov, node.value)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self._bind_unknown(node.target)
+        self.bind_target(node.target, self._iteration(node.iter), None)
+        self.visit_loop_body(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While) -> None:
+        self.visit(node.test)
+        self.visit_loop_body(node)
+
+    def visit_loop_body(self, node) -> None:
+        env = self.env()
+        before = dict(env)
+        for stmt in node.body:
+            self.visit(stmt)
+        after = dict(env)
+        env.clear()
+        env.update(self._merge(before, after, before))
+        self.after_loop(node, before, after)
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        env = self.env()
+        before = dict(env)
+        self._branch_depth += 1
+        for stmt in node.body:
+            self.visit(stmt)
+        after_body = dict(env)
+        env.clear()
+        env.update(before)
+        for stmt in node.orelse:
+            self.visit(stmt)
+        self._branch_depth -= 1
+        after_else = dict(env)
+        env.clear()
+        env.update(self._merge(after_body, after_else, before))
+        self.after_if(node, before, after_body, after_else)
+
+    def after_if(self, node: ast.If, before, after_body, after_else) -> None:
+        """Hook: both branches walked (environments before, after the body, after orelse)."""
+
+    def after_loop(self, node, before, after) -> None:
+        """Hook: a loop body walked once."""
+
+    def _merge(self, left: Dict[str, Binding], right: Dict[str, Binding], before: Dict[str, Binding]) -> Dict[str, Binding]:
+        merged: Dict[str, Binding] = {}
+        for name in {**left, **right}:
+            a = left.get(name, before.get(name))
+            b = right.get(name, before.get(name))
+            if a is None or b is None:
+                merged[name] = a or b
+            elif a is b:
+                merged[name] = a
+            else:
+                prov = join([a[0], b[0]], tensor=a[0].tensor or b[0].tensor, mask=a[0].mask and b[0].mask, keep_items=True)
+                merged[name] = (prov, a[1] if a[1] == b[1] else self.fresh_signature(name))
+        return merged
+
+    def visit_Return(self, node: ast.Return) -> None:
+        self.generic_visit(node)
+        if self.frames and node.value is not None:
+            # Shape signatures compare branches: only returns inside a branch need one.
+            signature = self.signature(node.value) if self._branch_depth else None
+            self.frames[-1].returns.append((node, self.evaluate(node.value), signature))
+
+    # -- functions -------------------------------------------------------------------
+    def enter_function(self, node: ast.AST) -> None:
+        qualname = self._qualname(node)
+        facts = self.graph.function(qualname) if qualname else None
+        params = self._positional_params(node)
+        self.frames.append(Frame(node, qualname, facts, params))
+        self._envs[id(self.scope)] = {}
+        framework = self.graph_framework(node, qualname)
+        defaults = _params_with_defaults(node)
+        annotated = _annotated_params(node)
+        constant_defaults = _params_with_defaults(node, constants_only=True)  # forward(self, x, k=5)
+        # Inputs of a jit-compiled function are tensors (Python scalars become constants), when
+        # no caller in this file says what they are.
+        jit_inputs = framework is not None and not self.symbolic and not (facts and facts.callers)
+        for index, name in enumerate(params):
+            bound, value = self.scope.lookup(name)
+            if name not in annotated and (self._scalar_name(name) or name in constant_defaults):
+                self.scope.values[name] = None  # construct(self, x, shape): a tuple, not a tensor
+                if self.symbolic and len(self.frames) == 1:
+                    self.bind_name(name, Prov(deps=frozenset({("value", index)})), None)
+                continue
+            if isinstance(value, TensorValue):
+                self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
+            elif jit_inputs and name not in defaults:
+                self.scope.values[name] = TensorValue(framework)
+                self.bind_name(name, Prov(Kind.DATA, tensor=framework, mask=self._mask_name(name)), None)
+            elif self.symbolic and len(self.frames) == 1:
+                self.bind_name(name, Prov(deps=frozenset({("value", index), ("mask", index)})), None)
+            elif not self.symbolic and facts is not None and index < len(facts.arguments) and facts.arguments[index] is not None:
+                passed = facts.arguments[index]
+                if passed.tensor:
+                    self.scope.values[name] = TensorValue(passed.tensor)
+                self.bind_name(name, passed, None)
+
+    def _scalar_name(self, name: str) -> bool:
+        """An input named like a shape, size, axis or id is a Python value, not a tensor."""
+        return self.vocab.matches("scalar_parameter_names", name)
+
+    def _mask_name(self, name: str) -> bool:
+        """An input tensor named like a mask (mask, fg_mask) is taken to be boolean."""
+        return self.vocab.matches("mask_parameter_names", name)
+
+    def leave_function(self, node: ast.AST) -> None:
+        self.frames.pop()
+        self._envs.pop(id(self.scope), None)
+
+    def graph_framework(self, node: ast.AST, qualname: Optional[str]) -> Optional[str]:
+        """The framework when *node* is compiled by a jit decorator (its inputs are tensors)."""
+        for decorator in getattr(node, "decorator_list", ()):
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = self.qualified(target)
+            if qualified and self.rules.canonical(qualified) in self.rules.graph.decorators:
+                return self.facts.framework_of(qualified) or "mindspore"
+        return None
+
+    def _qualname(self, node: ast.AST) -> Optional[str]:
+        if self.frames:
+            return None  # nested: facts belong to the enclosing function
+        if not self.class_stack:
+            return getattr(node, "name", None)
+        if len(self.class_stack) == 1 and self._directly_in_class(node):
+            return f"{self.class_stack[0].name}.{node.name}"
+        return None
+
+    def _positional_params(self, node: ast.AST) -> Tuple[str, ...]:
+        args = getattr(node, "args", None)
+        if args is None:
+            return ()
+        names = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if self.scope.self_name and names and names[0] == self.scope.self_name:
+            names = names[1:]
+        return tuple(names + [a.arg for a in args.kwonlyargs])
+
+    def current_class(self) -> Optional[str]:
+        return self.class_stack[0].name if self.class_stack else None
+
+    # -- calls -----------------------------------------------------------------------
+    def call_target(self, node: ast.Call) -> CallTarget:
+        key = id(node)
+        target = self._targets.get(key)
+        if target is None:
+            target = self._targets[key] = self._call_target(node)
+        return target
+
+    def _call_target(self, node: ast.Call) -> CallTarget:
+        func = node.func
+        if isinstance(func, ast.Name):
+            bound, _ = self.scope.lookup(func.id)
+            if not bound and self.context.binding(func.id) is None:
+                if self.graph.function(func.id) is not None:
+                    return CallTarget("local", func.id)
+                if func.id in _BUILTINS:
+                    return CallTarget("builtin", func.id)
+        self_name = self.scope_self_name()
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name:
+            if self.self_attribute(func.attr) is None and self.current_class():
+                method = self.graph.resolve_method(self.current_class(), func.attr) or self._own_method(func.attr)
+                if method:
+                    return CallTarget("local", method)
+        value = self.infer(func)
+        if isinstance(value, Instance):
+            if value.cls.startswith(LOCAL + "."):
+                return CallTarget("layer", value.cls[len(LOCAL) + 1:], framework=value.framework)
+            if self.is_layer(value):
+                return CallTarget("layer", value.cls, framework=value.framework)
+            return CallTarget("primitive", self.rules.canonical(value.cls), framework=self.facts.framework_of(value.cls))
+        if isinstance(func, ast.Attribute):
+            receiver = self.infer(func.value)
+            framework = None
+            if not isinstance(receiver, (Ref, Instance)):
+                receiver_prov = self.evaluate(func.value)
+                framework = self.tensor_of(func.value, receiver_prov)
+            if framework is not None:
+                return CallTarget("method", f"{self.tensor_class(framework)}.{func.attr}", func.value, framework)
+            if isinstance(receiver, Instance) and receiver.cls.startswith(LOCAL + "."):
+                method = self.graph.resolve_method(receiver.cls[len(LOCAL) + 1:], func.attr)
+                if method:
+                    return CallTarget("local", method)
+        if isinstance(value, Ref):
+            qualified = self.rules.canonical(value.qualified)
+            return CallTarget("api", qualified, framework=self.facts.framework_of(qualified))
+        return CallTarget("unknown")
+
+    def _own_method(self, name: str) -> Optional[str]:
+        cls = self.class_stack[0]
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                return f"{cls.name}.{name}"
+        return None
+
+    def trigger_hit(self, node: ast.Call) -> Optional[TriggerHit]:
+        """The trigger this call fires, if its output shape depends on data."""
+        key = id(node)
+        if key not in self._hits:
+            self._hits[key] = self._trigger_hit(node)
+        return self._hits[key]
+
+    def trigger_of(self, target: CallTarget) -> Optional[Trigger]:
+        if target.kind in ("api", "method"):
+            return self.rules.for_api(target.name)
+        if target.kind == "primitive":
+            return self.rules.for_primitive(target.name)
+        return None
+
+    def _trigger_hit(self, node: ast.Call) -> Optional[TriggerHit]:
+        target = self.call_target(node)
+        trigger = self.trigger_of(target)
+        if trigger is None:
+            return None
+        if trigger.test == "always":
+            return TriggerHit(trigger, target)
+        if trigger.test == "single-argument":
+            count = len(target.arguments(node)) + len(node.keywords)
+            return TriggerHit(trigger, target) if count == 1 and not any(isinstance(a, ast.Starred) for a in node.args) else None
+        for argument in self.tested_arguments(node, target, trigger):
+            prov = self.evaluate(argument)
+            if trigger.test == "shape":
+                if prov.dynamic:
+                    return TriggerHit(trigger, target, argument, prov)
+            elif prov.kind == Kind.DATA and (trigger.tensors or not prov.tensor):
+                return TriggerHit(trigger, target, argument, prov)
+        return None
+
+    def tested_arguments(self, node: ast.Call, target: CallTarget, trigger: Trigger) -> List[ast.expr]:
+        positional = target.arguments(node)
+        chosen: List[ast.expr] = []
+        for position in trigger.positions:
+            if position < len(positional):
+                chosen.append(positional[position])
+        if trigger.rest and trigger.positions:
+            chosen.extend(positional[max(trigger.positions) + 1:])
+        chosen.extend(k.value for k in node.keywords if k.arg in trigger.names)
+        return chosen
+
+    # -- expressions -----------------------------------------------------------------
+    def evaluate(self, node: Optional[ast.AST]) -> Prov:
+        if node is None:
+            return CONST
+        key = id(node)
+        prov = self._memo.get(key)
+        if prov is None:
+            prov = self._memo[key] = self._evaluate(node)
+        return prov
+
+    def _evaluate(self, node: ast.AST) -> Prov:
+        method = getattr(self, "_eval_" + type(node).__name__, None)
+        return method(node) if method is not None else UNKNOWN
+
+    def _eval_Constant(self, node: ast.Constant) -> Prov:
+        return CONST
+
+    _eval_JoinedStr = _eval_Constant
+
+    def _eval_Name(self, node: ast.Name) -> Prov:
+        binding = self.lookup(node.id)
+        if binding is not None:
+            return binding[0]
+        value = self.infer(node)
+        if isinstance(value, TensorValue):
+            return Prov(Kind.DATA, tensor=value.framework)
+        if isinstance(value, Ref):
+            return CONST
+        return UNKNOWN
+
+    def _eval_Attribute(self, node: ast.Attribute) -> Prov:
+        value = self.infer(node)
+        if isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name():
+            # Attributes kept on self are fixed when the layer is built: constants of the graph.
+            return Prov(Kind.CONST, tensor=value.framework if isinstance(value, TensorValue) else None)
+        if isinstance(value, Ref):
+            return CONST
+        base = self.evaluate(node.value)
+        if node.attr in self.vocab.shape_attributes:
+            return shape_of(base)
+        if base.tensor or isinstance(self.infer(node.value), TensorValue):
+            if node.attr in _SHAPE_KEEPING_ATTRIBUTES:
+                return base
+            if node.attr in self.facts.non_tensor_attributes:
+                return CONST
+        return replace(base, items=(), mask=False)
+
+    def _eval_Subscript(self, node: ast.Subscript) -> Prov:
+        base = self.evaluate(node.value)
+        framework = self.tensor_of(node.value, base)
+        hit = self.subscript_hit(node)
+        if framework is None and hit is not None and hit[0] != "slice":
+            framework = hit[2].tensor  # x[mask] with a tensor mask: x is a tensor too
+        symbolic_base = self.symbolic and bool(value_deps(base))  # a parameter: maybe a tensor
+        if framework is None and not symbolic_base:
+            index = self.evaluate(node.slice)
+            if base.items and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+                if -len(base.items) <= node.slice.value < len(base.items):
+                    return base.items[node.slice.value]
+            return replace(join([base, index]), items=(), tensor=None, mask=False)
+        dynamic = base.dynamic or hit is not None
+        # The nearest data-dependent step is the one to show (and fix) first.
+        origin = self.origin(node) if hit is not None else (base.origin if base.dynamic else None)
+        deps = set(value_deps(base))
+        if self.symbolic:
+            for element in _index_elements(node.slice):
+                if isinstance(element, ast.Slice):
+                    for bound in (element.lower, element.upper, element.step):
+                        deps |= relabel(self.evaluate(bound), "dynamic_if_data")
+                else:
+                    index = self.evaluate(element)
+                    # x[m] is dynamic if m is a mask, or has a dynamic shape; x[m > 0] if m is a tensor.
+                    deps |= relabel(index, "dynamic_if_mask") | relabel(index, "dynamic_if_dynamic")
+                    deps |= {("dynamic_if_tensor", i) for rel, i in index.deps if rel == "mask"}
+        keeps_mask = base.mask and hit is None and all(isinstance(e, (ast.Slice, ast.Constant)) for e in _index_elements(node.slice))
+        # A tensor's elements are data; a parameter that may be a tensor or a list keeps its own kind.
+        kind = Kind.DATA if framework is not None or dynamic else base.kind
+        return Prov(kind, framework, dynamic, keeps_mask, origin, frozenset(deps))
+
+    def subscript_hit(self, node: ast.Subscript) -> Optional[Tuple[str, ast.AST, Prov]]:
+        """("slice" | "mask_index" | "index", the offending part, its provenance) of a tensor subscript."""
+        base = self.evaluate(node.value)
+        base_tensor = self.tensor_of(node.value, base)
+        for element in _index_elements(node.slice):
+            if isinstance(element, ast.Slice):
+                if not base_tensor:
+                    continue  # slicing a list or a shape tuple: no tensor shape involved
+                for bound in (element.lower, element.upper, element.step):
+                    prov = self.evaluate(bound)
+                    if bound is not None and prov.kind == Kind.DATA and not prov.mask:
+                        return ("slice", bound, prov)
+                continue
+            prov = self.evaluate(element)
+            if not prov.tensor or (not base_tensor and base.items):
+                continue  # a Python value index, or a tuple/list indexed by a tensor
+            if prov.mask:
+                return ("mask_index", element, prov)
+            if prov.dynamic:
+                return ("index", element, prov)
+        return None
+
+    def tensor_of(self, node: ast.AST, prov: Prov) -> Optional[str]:
+        """The framework if *node* (of provenance *prov*) is a tensor. Provenance knows better
+        than name inference (F.shape(x) is a tuple, whatever namespace it lives in); inference
+        decides only when provenance has nothing to say."""
+        if prov.tensor:
+            return prov.tensor
+        if prov.kind != Kind.UNKNOWN or prov.items:
+            return None
+        return self._tensor_value(node)
+
+    def _tensor_value(self, node: ast.AST) -> Optional[str]:
+        value = self.infer(node)
+        return value.framework if isinstance(value, TensorValue) else None
+
+    def _eval_Call(self, node: ast.Call) -> Prov:
+        target = self.call_target(node)
+        if target.kind == "builtin":
+            return self._eval_builtin(node, target.name)
+        if target.kind == "local":
+            return self._eval_local(node, target.name)
+        hit = self.trigger_hit(node)
+        framework = self._result_framework(node, target)
+        args = [self.evaluate(a) for a in target.arguments(node)] + [self.evaluate(k.value) for k in node.keywords]
+        if hit is not None:
+            origin = self.origin(node)
+            if hit.prov is not None and hit.trigger.test == "shape" and hit.prov.origin is not None:
+                origin = hit.prov.origin
+            result = Prov(Kind.DATA, framework or "mindspore", True, False, origin)
+            return replace(result, items=self._output_items(node, hit, result, args))
+        if self.symbolic and (trigger := self.trigger_of(target)) is not None and trigger.test in ("value", "shape"):
+            deps = set()
+            for argument in self.tested_arguments(node, target, trigger):
+                deps |= relabel(self.evaluate(argument), "dynamic_if_data" if trigger.test == "value" else "value")
+            if deps:
+                return Prov(Kind.DATA, framework, False, False, None, frozenset(deps | _all_value_deps(args)))
+        attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        short = target.name.rpartition(".")[2]
+        if target.kind == "method" and short in self.vocab.data_methods:
+            receiver = args[0]
+            return Prov(Kind.DATA, origin=self.origin(node), deps=value_deps(receiver))
+        if attr in self.vocab.data_methods and target.kind == "unknown":
+            receiver = self.evaluate(node.func.value)
+            return Prov(receiver.kind, deps=value_deps(receiver), origin=receiver.origin)
+        if (target.kind == "method" and short in self.vocab.shape_methods) or (
+            target.kind == "api" and target.name in self.vocab.shape_functions) or (
+            target.kind == "primitive" and target.name in self.vocab.shape_primitives):
+            return shape_of(args[0]) if args else Prov(Kind.SHAPE)
+        if target.kind == "unknown" and attr in self.vocab.shape_methods and not node.keywords:
+            return shape_of(self.evaluate(node.func.value))
+        if target.kind in ("layer",):
+            return Prov(Kind.DATA, framework or target.framework or "torch", any(a.dynamic for a in args), False,
+                        next((a.origin for a in args if a.dynamic), None), _all_value_deps(args))
+        if framework is not None:
+            return self._eval_tensor_op(node, target, args, framework)
+        if target.kind == "api" and target.name.split(".", 1)[0] in self.vocab.value_modules:
+            return replace(join(args), tensor=None, mask=False, items=())
+        if target.kind == "unknown" and self.symbolic and attr is not None:
+            # A method on a symbolic parameter (m.sum(), m.float()): carries the parameter.
+            receiver = self.evaluate(node.func.value)
+            if receiver.deps:
+                if attr in self.vocab.reductions:
+                    return Prov(Kind.DATA, origin=self.origin(node))
+                return Prov(receiver.kind, deps=value_deps(receiver))
+        return UNKNOWN
+
+    def _output_items(self, node: ast.Call, hit: TriggerHit, result: Prov, args: List[Prov]) -> Tuple[Prov, ...]:
+        """The outputs of a tuple-returning trigger: unique's inverse indices keep the input's shape."""
+        trigger = hit.trigger
+        kinds = list(trigger.outputs)
+        if trigger.optional_outputs:
+            flags = {k.arg for k in node.keywords if isinstance(k.value, ast.Constant) and k.value.value is True}
+            kinds = ["data"] + [kind for keyword, kind in trigger.optional_outputs if keyword in flags]
+            if len(kinds) == 1:
+                return ()  # a single tensor, not a tuple
+        source = args[0] if args else Prov(Kind.DATA, result.tensor)
+        shaped_like_input = Prov(Kind.DATA, result.tensor, source.dynamic, False, source.origin if source.dynamic else None)
+        return tuple(result if kind == "data" else shaped_like_input for kind in kinds)
+
+    def _result_framework(self, node: ast.Call, target: CallTarget) -> Optional[str]:
+        """The framework when the call returns a tensor (not torch.broadcast_shapes, not x.tolist())."""
+        if target.kind == "method":
+            return None if target.name.rpartition(".")[2] in self.facts.non_tensor_methods else target.framework
+        if target.kind == "primitive":
+            return target.framework or "mindspore"
+        if target.name in self.facts.non_tensor_functions or target.name in self.vocab.shape_functions:
+            return None
+        return self._tensor_value(node)
+
+    def _eval_tensor_op(self, node: ast.Call, target: CallTarget, args: List[Prov], framework: Optional[str]) -> Prov:
+        short = target.name.rpartition(".")[2]
+        receiver = args[0] if target.kind == "method" and args else None
+        explicit = args[1:] if receiver is not None else args
+        mask = False
+        if (target.kind == "method" and short in self.vocab.mask_methods) or target.name in self.vocab.mask_functions:
+            mask = True
+        elif (target.kind == "method" and short in self.vocab.cast_methods) or target.name in self.vocab.cast_functions or (
+                target.kind == "primitive" and target.name in self.vocab.cast_primitives):
+            mask = self._casts_to_bool(node)
+        elif receiver is not None and receiver.mask and short in self.vocab.mask_preserving_methods:
+            mask = True
+        tensors = [a for a in args if a.tensor]
+        reduction = short in self.vocab.reductions and not explicit and not node.keywords
+        dynamic = not reduction and any(a.dynamic for a in tensors)
+        if target.kind == "api" and not tensors:
+            # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):
+            # constant or shape-derived when they are.
+            kind = max((a.kind for a in args), default=Kind.CONST)
+        else:
+            kind = Kind.DATA
+        origin = next((a.origin for a in tensors if a.dynamic), None) if dynamic else None
+        if reduction and kind == Kind.DATA:
+            origin = self.origin(node)  # mask.sum(): where a count or a condition comes from
+        deps = frozenset() if reduction else _all_value_deps(args)
+        return Prov(kind, framework or "torch", dynamic, mask, origin, deps)
+
+    def _casts_to_bool(self, node: ast.Call) -> bool:
+        for argument in (*node.args, *(k.value for k in node.keywords)):
+            qualified = self.qualified(argument) if isinstance(argument, (ast.Attribute, ast.Name)) else None
+            if qualified and self.rules.canonical(qualified) in self.vocab.bool_dtypes:
+                return True
+            if isinstance(argument, ast.Name) and argument.id == "bool" and self.context.binding("bool") is None:
+                return True  # x.astype(bool)
+        return False
+
+    def _eval_builtin(self, node: ast.Call, name: str) -> Prov:
+        args = [self.evaluate(a) for a in node.args]
+        if name == "len":
+            return shape_of(args[0]) if args else UNKNOWN
+        if name in ("tuple", "list"):
+            return args[0] if args else CONST
+        prov = replace(join(args), tensor=None, mask=False, items=())
+        if name in _BUILTIN_VALUES and any(a.tensor and a.kind == Kind.DATA for a in args):
+            # int(t), float(t.sum()): tensor data becomes a Python number here.
+            prov = replace(prov, kind=Kind.DATA, origin=prov.origin if prov.dynamic else self.origin(node))
+        return prov
+
+    def _eval_local(self, node: ast.Call, name: str) -> Prov:
+        facts = self.graph.function(name)
+        args = self.call_arguments(node, name)
+        if facts is None or facts.summary is None:
+            tensors = [a for a in args if a is not None and a.tensor]
+            return UNKNOWN if not tensors else Prov(Kind.DATA, tensors[0].tensor)
+        return instantiate(facts.summary, args, self.origin(node))
+
+    def call_arguments(self, node: ast.Call, name: str) -> List[Optional[Prov]]:
+        """The provenance of each parameter of local function *name* at this call."""
+        facts = self.graph.function(name)
+        params = facts.params if facts else ()
+        values: List[Optional[Prov]] = [None] * max(len(params), len(node.args))
+        for position, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            values[position] = self.evaluate(argument)
+        for keyword in node.keywords:
+            if keyword.arg in params:
+                values[params.index(keyword.arg)] = self.evaluate(keyword.value)
+        return values
+
+    def _eval_BinOp(self, node: ast.BinOp) -> Prov:
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        tensor = left.tensor or right.tensor or (self._tensor_value(node) if left.kind == right.kind == Kind.UNKNOWN else None)
+        tensors = [p for p in (left, right) if p.tensor]
+        mask = isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and bool(tensors) and all(p.mask for p in tensors)
+        prov = join([left, right], tensor=tensor, mask=mask)
+        if self.symbolic and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            prov = replace(prov, deps=prov.deps | relabel(left, "mask") | relabel(right, "mask"))
+        return prov
+
+    def _eval_UnaryOp(self, node: ast.UnaryOp) -> Prov:
+        operand = self.evaluate(node.operand)
+        if isinstance(node.op, ast.Not):
+            return replace(operand, tensor=None, mask=False, items=())
+        return replace(operand, mask=operand.mask and isinstance(node.op, ast.Invert), items=())
+
+    def _eval_BoolOp(self, node: ast.BoolOp) -> Prov:
+        return join(self.evaluate(v) for v in node.values)
+
+    def _eval_Compare(self, node: ast.Compare) -> Prov:
+        if any(isinstance(op, _NO_DATA_COMPARE) for op in node.ops):
+            return CONST
+        sides = [self.evaluate(s) for s in (node.left, *node.comparators)]
+        tensor = next((s.tensor for s in sides if s.tensor), None)
+        if tensor is None and all(s.kind == Kind.UNKNOWN for s in sides):
+            tensor = self._tensor_value(node)
+        prov = join(sides, tensor=tensor, mask=tensor is not None)
+        if self.symbolic:
+            prov = replace(prov, deps=prov.deps | frozenset(("mask", i) for s in sides for rel, i in s.deps if rel == "value"))
+        return prov
+
+    def _eval_IfExp(self, node: ast.IfExp) -> Prov:
+        a, b = self.evaluate(node.body), self.evaluate(node.orelse)
+        return join([a, b], tensor=a.tensor or b.tensor, mask=a.mask and b.mask, keep_items=True)
+
+    def _eval_Tuple(self, node) -> Prov:
+        items = tuple(self.evaluate(e) for e in node.elts)
+        prov = join(items)
+        return replace(prov, items=items if not any(isinstance(e, ast.Starred) for e in node.elts) else ())
+
+    _eval_List = _eval_Tuple
+
+    def _eval_Starred(self, node: ast.Starred) -> Prov:
+        return self.evaluate(node.value)
+
+    def _eval_NamedExpr(self, node: ast.NamedExpr) -> Prov:
+        return self.evaluate(node.value)
+
+    def _eval_ListComp(self, node) -> Prov:
+        iters = [self.evaluate(g.iter) for g in node.generators]
+        return replace(join(iters), tensor=None, mask=False, items=(), dynamic=False)
+
+    _eval_GeneratorExp = _eval_SetComp = _eval_ListComp
+
+    def _iteration(self, iterable: ast.AST) -> Prov:
+        """What a for loop binds: numbers of a range, elements of a tensor or list."""
+        if isinstance(iterable, ast.Call) and self.call_target(iterable).kind == "builtin" and self.call_target(iterable).name == "range":
+            return self.evaluate(iterable)
+        prov = self.evaluate(iterable)
+        if prov.tensor:
+            return Prov(prov.kind if prov.kind != Kind.UNKNOWN else Kind.DATA, prov.tensor)
+        return element_of(replace(prov, dynamic=False)) if prov.kind == Kind.DATA else UNKNOWN
+
+
+def _annotated_params(node: ast.AST) -> FrozenSet[str]:
+    args = getattr(node, "args", None)
+    if args is None:
+        return frozenset()
+    return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation is not None)
+
+
+def _params_with_defaults(node: ast.AST, constants_only: bool = False) -> FrozenSet[str]:
+    """Parameters with a default (with constants_only: a number, string or bool, not None)."""
+    args = getattr(node, "args", None)
+    if args is None:
+        return frozenset()
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) if args.defaults else []
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    if constants_only:
+        pairs = [(a, d) for a, d in pairs if isinstance(d, ast.Constant) and d.value is not None]
+    return frozenset(a.arg for a, _ in pairs)
+
+
+def _index_elements(index: ast.AST) -> Sequence[ast.AST]:
+    return index.elts if isinstance(index, ast.Tuple) else (index,)
+
+
+def _all_value_deps(provs: Iterable[Prov]) -> FrozenSet[Tuple[str, int]]:
+    deps: FrozenSet[Tuple[str, int]] = frozenset()
+    for prov in provs:
+        deps |= value_deps(prov)
+    return deps

@@ -1,0 +1,35 @@
+"""``msport check --fix``: apply fixes to files on disk, keeping their encoding and line endings."""
+
+from __future__ import annotations
+
+import io
+import sys
+import tokenize
+from pathlib import Path
+from typing import Tuple
+
+from ..analysis.fixes import fix_all
+
+
+def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bool) -> Tuple[str, int]:
+    """Apply every eligible fix to the file's *text* and write it back when it changed;
+    (the new text, how many fixes were applied)."""
+    outcome = fix_all(text, settings, analyzer, display, unsafe=unsafe)
+    for rejected in outcome.rejected:
+        print(f"msport: warning: {display}:{rejected.line + 1}: left {rejected.code} unfixed: "
+              f"'{rejected.title}' would not parse here", file=sys.stderr)
+    if not outcome.changed:
+        return text, 0
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        encoded = outcome.text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
+    except UnicodeEncodeError:
+        print(f"msport: warning: {display}: fixes not written: the result cannot be encoded as {encoding}", file=sys.stderr)
+        return text, 0
+    path.write_bytes((b"\xef\xbb\xbf" if bom and not encoded.startswith(b"\xef\xbb\xbf") else b"") + encoded)
+    return outcome.text, len(outcome.applied)

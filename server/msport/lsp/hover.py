@@ -1,0 +1,78 @@
+"""Hover: the card for the API or the finding under the cursor.
+
+Cards are lookups (knowledge/cards.py). The first hover loads the snapshots of the real
+packages, so cards are built on a worker thread, never on the event loop. jedi is asked only
+for names imported from project modules msport cannot follow (see jedi_fallback.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import List, Optional, Sequence, Tuple
+
+from ..analysis.engine import AnalysisResult
+from ..analysis.findings import Category, Finding, Span
+from ..analysis.lookup import NameAt, findings_at, name_at, public_name
+from ..analysis.settings import Settings
+from ..knowledge.api_history import ApiHistory, default_history
+from ..knowledge.cards import api_card, finding_card, join_cards
+from ..knowledge.index import KnowledgeBase
+from . import jedi_fallback
+
+#: Categories whose findings the API card already explains (or the diagnostic says all).
+_COVERED = {Category.MISSING_API, Category.DIVERGENT_API, Category.EQUIVALENT_API, Category.SYNTAX_ERROR, Category.CONFIG}
+
+
+def _local_cards(knowledge: KnowledgeBase, result: AnalysisResult, settings: Settings, line: int, col: int) -> Tuple[Optional[str], Optional[Span], Optional[NameAt]]:
+    found = name_at(result, knowledge, line, col)
+    findings: List[Finding] = [f for f in findings_at(result, line, col) if f.category not in _COVERED]
+    api = None
+    if found is not None and found.qualified:
+        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled)
+    text = join_cards([*(finding_card(knowledge, f) for f in findings), api])
+    span = found.span if found is not None and api else (findings[0].span if findings else None)
+    return text, span, found
+
+
+def _known(knowledge: KnowledgeBase, history: ApiHistory):
+    def in_rules(name: str) -> bool:
+        return knowledge.lookup(name) is not None or bool(knowledge.torch_rules_for(name))
+
+    def in_snapshots(name: str) -> bool:
+        entry = history.entry(name)
+        return entry is not None and entry[0] != "module"
+
+    return in_rules, in_snapshots
+
+
+async def hover_text(
+    knowledge: KnowledgeBase,
+    result: AnalysisResult,
+    settings: Settings,
+    line: int,
+    col: int,
+    path: Optional[str],
+    roots: Sequence[str],
+) -> Tuple[Optional[str], Optional[Span]]:
+    """(Markdown, span it is about) for the position, or (None, None)."""
+    text, span, found = await asyncio.to_thread(_local_cards, knowledge, result, settings, line, col)
+    if text or found is None or not found.foreign:
+        return text, span
+    if not jedi_fallback.is_project_module(found.foreign, path, roots):
+        return None, None
+    root = roots[0] if roots else None
+    definitions = await jedi_fallback.definitions(result.source.text, path, root, line, col)
+    if not definitions:
+        return None, None
+    history = await asyncio.to_thread(default_history)
+    for known in _known(knowledge, history):
+        for full_name, module_name in definitions:
+            public = public_name(full_name, module_name, known)
+            if public is None:
+                continue
+            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled)
+            if card:
+                source = found.foreign if found.foreign != "*" else "a star import"
+                note = f"_`{found.spelled}` comes from `{source}`; msport followed the import with jedi._"
+                return card + "\n\n" + note, found.span
+    return None, None

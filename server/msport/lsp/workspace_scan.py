@@ -1,0 +1,211 @@
+"""Findings for the files of the workspace that are not open in the editor.
+
+Two ways in, one scan:
+- ``msport.scanWorkspace`` (workspace/executeCommand): push clients get the findings
+  published; pull clients are asked to re-pull when they support refresh;
+- ``workspace/diagnostic`` for pull clients that request it: one report per file, and
+  "unchanged" for files whose text and settings are what they were at the last report.
+
+Open documents are left to the per-document diagnostics (else clients show duplicates). The
+scan analyses one file at a time on the server's analysis thread, so an edit in between waits
+for at most one file; results are kept per (mtime, size, settings), so a re-scan of an
+unchanged workspace costs a ``stat`` per file. Progress goes to the client as ``$/progress``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..analysis.engine import Analyzer
+from ..scan import project_files, scan_file
+from .convert import to_diagnostic
+
+if TYPE_CHECKING:
+    from .server import MsportServer
+
+COMMAND = "msport.scanWorkspace"
+
+
+@dataclass
+class FileReport:
+    stamp: Tuple  # (mtime_ns, size, settings): what the diagnostics were computed from
+    result_id: str
+    diagnostics: List[types.Diagnostic]
+    error: Optional[str] = None
+
+
+@dataclass
+class ScanSummary:
+    files: int = 0
+    analysed: int = 0
+    open_skipped: int = 0
+    findings: int = 0
+    files_with_findings: int = 0
+    errors: List[str] = field(default_factory=list)
+    cancelled: bool = False
+
+    def as_dict(self) -> Dict:
+        return {
+            "files": self.files,
+            "analysed": self.analysed,
+            "openSkipped": self.open_skipped,
+            "findings": self.findings,
+            "filesWithFindings": self.files_with_findings,
+            "errors": self.errors,
+            "cancelled": self.cancelled,
+        }
+
+    def message(self) -> str:
+        text = f"{self.findings} finding{'s' * (self.findings != 1)} in {self.files_with_findings} of {self.files} files"
+        if self.errors:
+            text += f"; {len(self.errors)} could not be checked"
+        return text + (" (cancelled)" if self.cancelled else "")
+
+
+class Progress:
+    """``$/progress`` for one scan: a client token if the request carried one, else (for the
+    command only) one the server creates when the client supports it, else nothing."""
+
+    def __init__(self, ls: "MsportServer", token: Optional[types.ProgressToken]):
+        self.ls, self.token = ls, token
+        self._last = 0.0
+
+    @classmethod
+    async def start(cls, ls: "MsportServer", title: str, token: Optional[types.ProgressToken], create: bool) -> "Progress":
+        if token is None and not create:
+            return cls(ls, None)
+        if token is None:
+            window = ls.client_capabilities.window
+            if window is None or not window.work_done_progress:
+                return cls(ls, None)
+            token = f"msport-scan-{uuid.uuid4()}"
+            try:
+                await ls.work_done_progress.create_async(token)
+            except Exception:  # the client refused: scan without a progress bar
+                return cls(ls, None)
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True, percentage=0))
+        return cls(ls, token)
+
+    def report(self, done: int, total: int, message: str) -> None:
+        now = time.monotonic()
+        if self.token is None or (now - self._last < 0.1 and done < total):
+            return  # a notification per file would flood the client on big workspaces
+        self._last = now
+        percentage = int(100 * done / total) if total else 100
+        self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(message=message, percentage=percentage))
+
+    @property
+    def cancelled(self) -> bool:
+        future = self.ls.work_done_progress.tokens.get(self.token) if self.token is not None else None
+        return bool(future is not None and future.cancelled())
+
+    def end(self, message: str) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+            self.ls.work_done_progress.tokens.pop(self.token, None)
+
+
+class WorkspaceScanner:
+    def __init__(self, ls: "MsportServer"):
+        self.ls = ls
+        self.reports: Dict[str, FileReport] = {}
+        self._analyzer: Optional[Analyzer] = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def analyzer(self) -> Analyzer:
+        # Its own small caches: a scan of a large workspace must not evict the chunks of the
+        # documents being edited from the editor's analyzer.
+        if self._analyzer is None:
+            self._analyzer = Analyzer(self.ls.analyzer.knowledge, cache_size=2_000)
+        return self._analyzer
+
+    def roots(self) -> List[str]:
+        folders = [to_fs_path(f.uri) for f in self.ls.workspace.folders.values()]
+        if not folders and self.ls.workspace.root_path:
+            folders = [self.ls.workspace.root_path]
+        return [f for f in folders if f]
+
+    def _listing(self) -> List[Path]:
+        return project_files([Path(root) for root in self.roots()])
+
+    async def scan(self, token: Optional[types.ProgressToken] = None, publish: bool = False, create_progress: bool = False) -> ScanSummary:
+        """Check every Python file of the workspace that is not open; one scan at a time.
+
+        Clients such as VS Code re-send workspace/diagnostic every few seconds: those scans only
+        report progress on a token the client gives (*create_progress* is for the command)."""
+        async with self._lock:
+            return await self._scan(token, publish, create_progress)
+
+    async def _scan(self, token: Optional[types.ProgressToken], publish: bool, create_progress: bool) -> ScanSummary:
+        loop = asyncio.get_running_loop()
+        summary = ScanSummary()
+        progress = await Progress.start(self.ls, "msport: checking the workspace", token, create_progress)
+        files = await loop.run_in_executor(None, self._listing)
+        summary.files = len(files)
+        seen = set()
+        for index, path in enumerate(files):
+            if progress.cancelled:
+                summary.cancelled = True
+                break
+            uri = from_fs_path(str(path)) or path.as_uri()
+            progress.report(index, len(files), f"{index}/{len(files)} {path.name}")
+            if self.ls.documents.get(uri) is not None:
+                summary.open_skipped += 1
+                continue
+            settings = self.ls.settings_for(uri)
+            if settings.is_excluded(path.as_posix()):
+                continue
+            seen.add(uri)
+            report = await self._report(loop, uri, path, settings)
+            if report.error:
+                summary.errors.append(f"{path}: {report.error}")
+            if report.diagnostics:
+                summary.findings += len(report.diagnostics)
+                summary.files_with_findings += 1
+            if publish:
+                self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=report.diagnostics))
+        if not summary.cancelled:
+            for gone in [uri for uri in self.reports if uri not in seen]:
+                del self.reports[gone]  # deleted, excluded or now open
+                if publish and self.ls.documents.get(gone) is None:
+                    self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+        progress.end(summary.message())
+        return summary
+
+    async def _report(self, loop, uri: str, path: Path, settings) -> FileReport:
+        try:
+            stat = path.stat()
+            stamp: Tuple = (stat.st_mtime_ns, stat.st_size, settings)
+        except OSError as exc:
+            return FileReport((), "", [], f"cannot read: {exc.strerror or exc}")
+        known = self.reports.get(uri)
+        if known is not None and known.stamp == stamp:
+            return known
+        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzer, path, str(path), settings)
+        diagnostics: List[types.Diagnostic] = []
+        if scanned.result is not None:
+            source = scanned.result.source
+            diagnostics = [to_diagnostic(f, i, source, self.ls.encoding, uri) for i, f in enumerate(scanned.result.findings)]
+        report = FileReport(stamp, f"ws:{stat.st_mtime_ns}:{stat.st_size}:{hash(settings)}", diagnostics, scanned.error)
+        self.reports[uri] = report
+        return report
+
+    def workspace_report(self, previous: Dict[str, str]) -> types.WorkspaceDiagnosticReport:
+        items: List = []
+        for uri, report in sorted(self.reports.items()):
+            if self.ls.documents.get(uri) is not None:
+                continue
+            if previous.get(uri) == report.result_id:
+                items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=report.result_id, version=None))
+            else:
+                items.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=report.diagnostics, result_id=report.result_id, version=None))
+        return types.WorkspaceDiagnosticReport(items=items)

@@ -1,0 +1,201 @@
+"""Graph context and severity: where code runs decides how bad a dynamic shape is."""
+
+import pytest
+
+CELL = (
+    "import mindspore as ms\n"
+    "from mindspore import nn, ops\n"
+    "{prelude}"
+    "class Net(nn.Cell):\n"
+    "    def construct(self, x, mask):\n"
+    "        return ops.masked_select(x, mask)\n"
+)
+
+HELPER = (
+    "import mindspore as ms\n"
+    "from mindspore import nn, ops\n"
+    "def pick(x, mask):\n"
+    "    return ops.masked_select(x, mask)\n"
+)
+
+
+def dynamic(findings):
+    return [f for f in findings if f.code.startswith("MS2")]
+
+
+def only(findings):
+    (finding,) = dynamic(findings)
+    return finding
+
+
+@pytest.mark.parametrize(
+    "settings, severity",
+    [
+        ({"backend": "ascend", "jit-level": "O2"}, "error"),
+        ({"backend": "ascend", "jit-level": "O1"}, "warning"),
+        ({"backend": "ascend", "jit-level": "O0"}, "warning"),
+        ({"backend": "gpu", "jit-level": "O2"}, "warning"),
+        ({"backend": "cpu", "jit-level": "O2"}, "info"),
+        ({"backend": "ascend", "jit-level": "O2", "mode": "pynative"}, "info"),
+    ],
+)
+def test_severity_of_graph_code_follows_backend_mode_and_jit_level(analyze, settings, severity):
+    finding = only(analyze(CELL.format(prelude=""), **settings))
+    assert finding.severity.value == severity
+
+
+@pytest.mark.parametrize(
+    "settings, severity",
+    [
+        ({"backend": "ascend", "jit-level": "O2"}, "warning"),
+        ({"backend": "ascend", "jit-level": "O0"}, "info"),
+        ({"backend": "cpu"}, "hint"),
+    ],
+)
+def test_code_whose_callers_are_unseen_is_one_step_lower(analyze, settings, severity):
+    finding = only(analyze(HELPER, **settings))
+    assert finding.severity.value == severity
+    assert "no caller of `pick`" in finding.message
+
+
+def test_a_helper_called_from_construct_is_graph_code(analyze):
+    text = HELPER + "class Net(nn.Cell):\n    def construct(self, x, mask):\n        return pick(x, mask) * 2\n"
+    finding = only(analyze(text, backend="ascend", jit_level="O2"))
+    assert finding.severity.value == "error" and "no caller" not in finding.message
+
+
+def test_calls_are_followed_through_methods_and_chains_of_helpers(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n"
+        "def inner(x):\n    return torch.nonzero(x)\n"
+        "def outer(x):\n    return inner(x) + 1\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n        return self.post(x)\n"
+        "    def post(self, x):\n        return outer(x)\n"
+    )
+    finding = only(analyze(text, backend="ascend", jit_level="O2"))
+    assert finding.severity.value == "error" and finding.span.start_line == 3
+
+
+def test_jit_functions_are_graph_code_even_in_pynative_mode(analyze):
+    text = "import mindspore as ms\nfrom mindspore import ops\n@ms.jit\ndef f(x, mask):\n    return ops.masked_select(x, mask)\n"
+    assert only(analyze(text, backend="ascend", jit_level="O2", mode="pynative")).severity.value == "error"
+    wrapped = "import mindspore as ms\nfrom mindspore import ops\ndef f(x, mask):\n    return ops.masked_select(x, mask)\ng = ms.jit(f)\n"
+    assert only(analyze(wrapped, backend="ascend", jit_level="O2")).severity.value == "error"
+
+
+def test_set_context_in_the_file_overrides_the_mode_setting(analyze):
+    pynative = CELL.format(prelude="ms.set_context(mode=ms.PYNATIVE_MODE)\n")
+    assert only(analyze(pynative, backend="ascend", jit_level="O2")).severity.value == "info"
+    graph = CELL.format(prelude="ms.set_context(mode=ms.GRAPH_MODE)\n")
+    assert only(analyze(graph, backend="ascend", jit_level="O2", mode="pynative")).severity.value == "error"
+
+
+def test_module_level_code_runs_eagerly(analyze):
+    text = "import mindspore as ms\nfrom mindspore import ops\nx = ms.Tensor([1.0, 2.0])\ny = ops.masked_select(x, x > 1)\n"
+    assert only(analyze(text, backend="ascend", jit_level="O2")).severity.value == "info"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a Dataset's methods
+        "import torch\nfrom torch.utils.data import Dataset\nclass D(Dataset):\n"
+        "    def __getitem__(self, i):\n        x = torch.rand(4)\n        return x[x > 0.5], torch.nonzero(x)\n",
+        # a transform: a plain class with __call__
+        "import torch\nclass Crop:\n    def __call__(self, img):\n        m = img > 0\n        return img[m]\n",
+        # a function passed as collate_fn, and what it calls
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def trim(b):\n    return torch.unique(b)\n"
+        "def merge(batch):\n    return trim(torch.stack(batch))\n"
+        "loader = DataLoader([], collate_fn=merge)\n",
+        # named as pipeline code
+        "import torch\ndef my_collate(batch):\n    return torch.nonzero(torch.stack(batch))\n",
+        # MindSpore dataset map operations
+        "import mindspore.dataset as ds\nfrom mindspore import ops\n"
+        "def keep(col):\n    return ops.masked_select(col, col > 0)\n"
+        "data = ds.NumpySlicesDataset([1]).map(operations=keep)\n",
+    ],
+)
+def test_data_pipeline_code_is_exempt(analyze, text):
+    assert dynamic(analyze(text)) == []
+
+
+def test_graph_reachability_beats_the_pipeline(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\n"
+        "def shared(x):\n    return torch.nonzero(x)\n"
+        "def collate(batch):\n    return shared(torch.stack(batch))\n"
+        "class Net(nn.Module):\n    def forward(self, x):\n        return shared(x)\n"
+        "loader = DataLoader([], collate_fn=collate)\n"
+    )
+    assert only(analyze(text, backend="ascend", jit_level="O2")).severity.value == "error"
+
+
+def test_messages_name_the_construct_the_reason_the_consequence_and_the_workaround(analyze):
+    message = only(analyze(CELL.format(prelude=""), backend="ascend", jit_level="O2")).message
+    assert "`ops.masked_select`" in message
+    assert "one element per True in the mask" in message  # why the shape depends on data
+    assert "jit_level O2" in message and "does not compile" in message  # the consequence here
+    assert "Static alternative:" in message and "three-argument where" in message
+    gpu = only(analyze(CELL.format(prelude=""), backend="gpu")).message
+    assert "on GPU" in gpu and "recompilation" in gpu
+
+
+def test_related_information_points_back_to_the_origin(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, scores):\n"
+        "        keep = torch.nonzero(scores > 0.5).squeeze(1)\n"
+        "        rows = x[keep]\n"
+        "        n = int((scores > 0.5).sum())\n"
+        "        return rows, x[:n]\n"
+    )
+    findings = dynamic(analyze(text))
+    by_code = {f.code: f for f in findings}
+    assert set(by_code) == {"MS201", "MS205", "MS203"}
+    (gather_origin,) = by_code["MS205"].related
+    assert gather_origin.span.start_line == 4 and "torch.nonzero" in gather_origin.message
+    (slice_origin,) = by_code["MS203"].related
+    assert slice_origin.span.start_line == 6 and "int((scores > 0.5).sum())" in slice_origin.message
+    assert "from `int((scores > 0.5).sum())`" in by_code["MS203"].message
+
+
+def test_related_information_moves_with_the_chunk(analyze):
+    text = (
+        "import torch\n"
+        "def f(x: torch.Tensor):\n"
+        "    keep = torch.nonzero(x)\n"
+        "    return x[keep]\n"
+    )
+    before = [f for f in dynamic(analyze(text)) if f.code == "MS205"][0]
+    after = [f for f in dynamic(analyze("\n\n\n" + text)) if f.code == "MS205"][0]
+    assert after.span.start_line == before.span.start_line + 3
+    assert after.related[0].span.start_line == before.related[0].span.start_line + 3
+
+
+def test_torch_and_mindspore_api_fields(analyze):
+    torch_finding = only(analyze("import torch\ndef f(x: torch.Tensor):\n    return torch.unique(x)\n"))
+    assert torch_finding.torch_api == "torch.unique" and torch_finding.mindspore_api is None
+    ms_finding = only(analyze(HELPER))
+    assert ms_finding.mindspore_api == "mindspore.ops.masked_select" and ms_finding.category.value == "dynamic-shape"
+
+
+def test_noqa_and_select_apply(analyze):
+    text = HELPER.replace("ops.masked_select(x, mask)", "ops.masked_select(x, mask)  # noqa: MS201")
+    assert dynamic(analyze(text)) == []
+    assert dynamic(analyze(HELPER, ignore=["MS2"])) == []
+
+
+def test_nesting_deeper_than_the_recursion_limit_is_not_a_crash():
+    from msport.analysis import Analyzer, Settings
+    from msport.analysis.checks.dynamic_shape import DynamicShapeCheck
+
+    text = (
+        "import torch\n"
+        "def f(x: torch.Tensor):\n    return torch.nonzero(x)\n"
+        "def g(x: torch.Tensor):\n    y = " + " + ".join(["x"] * 1200) + "\n    return y\n"
+    )
+    findings = Analyzer(checks=(DynamicShapeCheck,)).analyze(text, Settings()).findings
+    assert [f.code for f in findings] == ["MS201"]  # the deep chunk is given up, the others checked

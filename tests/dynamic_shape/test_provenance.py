@@ -1,0 +1,105 @@
+"""Value provenance: constant, shape-derived or data-derived, through the ways code moves values."""
+
+import pytest
+
+from msport.analysis import Analyzer, Settings
+from msport.analysis.provenance import Kind, ProvenanceVisitor
+
+PRELUDE = (
+    "import math\nimport numpy as np\nimport torch\nimport torch.nn as nn\n"
+    "import mindspore as ms\nfrom mindspore import ops\nimport mindspore.ops as P\n"
+    "def count(m):\n    return int(m.sum())\n"
+    "def half(x):\n    return x.shape[0] // 2\n"
+    "def pick(x, m):\n    return x[m > 0]\n"
+    "def both(x, m):\n    return x.shape[0], m.sum().item()\n"
+)
+
+
+class _Capture(ProvenanceVisitor):
+    def __init__(self, context, knowledge):
+        super().__init__(context, knowledge)
+        self.seen = {}
+
+    def leave_function(self, node):
+        if getattr(node, "name", "") == "forward":
+            self.seen = {name: binding[0] for name, binding in self.env().items()}
+        super().leave_function(node)
+
+
+def provenance(body):
+    """The provenance of every local of Net.forward(self, x, mask) whose body is *body*."""
+    text = PRELUDE + "class Net(nn.Module):\n    def __init__(self, k=4):\n        super().__init__()\n        self.k = k\n" \
+        "    def forward(self, x, mask):\n" + "".join(f"        {line}\n" for line in body.split("\n"))
+    result = Analyzer().analyze(text, Settings())
+    from msport.knowledge import default_knowledge
+
+    capture = _Capture(result.context, default_knowledge())
+    for chunk in result.chunks:
+        capture.visit(chunk.tree)
+    return capture.seen
+
+
+@pytest.mark.parametrize(
+    "body, name, kind",
+    [
+        ("a = 3", "a", Kind.CONST),
+        ("a = self.k * 2", "a", Kind.CONST),  # constructor arguments kept on self
+        ("a = x.shape[0] // 2", "a", Kind.SHAPE),
+        ("a = len(x)", "a", Kind.SHAPE),
+        ("a = x.size(1) - 1", "a", Kind.SHAPE),
+        ("a = x.numel()", "a", Kind.SHAPE),
+        ("a = ops.shape(x)[0]", "a", Kind.SHAPE),
+        ("a = P.Shape()(x)[0]", "a", Kind.SHAPE),
+        ("a, b = x.shape[:2]", "b", Kind.SHAPE),
+        ("a = int(mask.sum())", "a", Kind.DATA),
+        ("a = mask.sum().item()", "a", Kind.DATA),
+        ("a = x.tolist()", "a", Kind.DATA),
+        ("a = x.max()", "a", Kind.DATA),
+        ("a, b = x.sum(0).tolist()[:2]", "b", Kind.DATA),
+        ("n = int(mask.sum())\na = n * 2 + 1", "a", Kind.DATA),
+        ("n = int(mask.sum())\na = math.ceil(n / 4)", "a", Kind.DATA),
+        ("a = torch.masked_select(x, mask).shape[0]", "a", Kind.DATA),  # the shape of a dynamic tensor
+        ("a = count(mask)", "a", Kind.DATA),  # through a helper of the same file
+        ("a = half(x)", "a", Kind.SHAPE),
+        ("a = half(pick(x, mask))", "a", Kind.DATA),  # a helper's shape of a dynamic argument
+        ("a, b = both(x, mask)", "a", Kind.SHAPE),  # tuple results keep their elements apart
+        ("a, b = both(x, mask)", "b", Kind.DATA),
+        ("a = 2\nif x.shape[0] > 3:\n    a = int(mask.sum())", "a", Kind.DATA),  # branches join
+        ("a = 0\nfor v in mask.tolist():\n    a += v", "a", Kind.DATA),
+        ("a = 0\nfor i in range(x.shape[0]):\n    a = i", "a", Kind.SHAPE),
+    ],
+)
+def test_kinds(body, name, kind):
+    assert provenance(body)[name].kind == kind
+
+
+@pytest.mark.parametrize(
+    "body, name, dynamic",
+    [
+        ("a = torch.nonzero(mask)", "a", True),
+        ("a = torch.nonzero(mask).float() * 2", "a", True),  # shapes follow through tensor ops
+        ("a = torch.nonzero(mask).sum()", "a", False),  # a full reduction is one value
+        ("a = x[mask > 0]", "a", True),
+        ("a = x[: int(mask.sum())]", "a", True),
+        ("a = x[: x.shape[0] // 2]", "a", False),
+        ("a = pick(x, mask)", "a", True),
+        ("a, b = ops.unique(x)", "a", True),
+        ("a, b = ops.unique(x)", "b", False),  # unique's index has the input's shape
+        ("a, b = torch.unique(x, return_inverse=True)", "b", False),
+        ("a, b = torch.unique(x, return_counts=True)", "b", True),
+        ("a = torch.topk(x, 3).indices", "a", False),
+    ],
+)
+def test_data_dependent_shapes(body, name, dynamic):
+    assert provenance(body)[name].dynamic is dynamic
+
+
+def test_masks_are_recognised():
+    seen = provenance("a = x > 0\nb = torch.isnan(x)\nc = (x > 0) & ~b\nd = x.bool()\ne = x.to(torch.bool)\nf = x.float()\ng = (x > 0).squeeze(0)")
+    assert [seen[n].mask for n in "abcdefg"] == [True, True, True, True, True, False, True]
+    assert provenance("a = mask")["a"].mask  # an input named like a mask
+
+
+def test_numpy_values_are_not_tensors():
+    seen = provenance("a = x.numpy()\nb = a > 0\nc = np.nonzero(a)")
+    assert seen["a"].tensor is None and not seen["b"].mask and seen["c"].kind == Kind.DATA

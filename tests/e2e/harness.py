@@ -1,0 +1,243 @@
+"""Runs msport inside real editors (VS Code via code-server, Neovim, Emacs + eglot) and returns
+what each editor recorded. tools/install-e2e.sh installs the editors and builds the .vsix.
+
+Kept apart from the tests so that a run can be repeated by hand:
+``.venv/bin/python -m tests.e2e.harness vscode|nvim|emacs``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+REPO = Path(__file__).resolve().parents[2]
+E2E = Path(__file__).resolve().parent
+CACHE = Path(os.environ.get("MSPORT_E2E_CACHE", REPO / ".cache" / "e2e")).resolve()
+OUT = E2E / "out"
+CS_VERSION = "4.100.3"
+CODE_SERVER = CACHE / f"cs-{CS_VERSION}" / "node_modules" / "code-server" / "out" / "node" / "entry.js"
+VSIX = CACHE / "msport.vsix"
+PLAYWRIGHT = CACHE / "pw" / "node_modules"
+SAMPLE = "yolox_head.py"
+OTHER = "resnet_block.py"  # copied beside it and never opened: found by Scan Workspace
+INSTALL_HINT = "run tools/install-e2e.sh first (it installs the editors and builds the .vsix)"
+
+# Appended to the test copy of examples/yolox_head.py: a finding after non-ASCII text on the
+# same line, where UTF-8, UTF-16 and code-point columns all differ (CJK: 3 bytes, 1 unit; the
+# emoji: 4 bytes, 2 UTF-16 units).
+NON_ASCII_TAIL = '''
+
+def 拼接(特征):
+    标签 = "🙂"; return torch.cat([特征, 特征], 1), 标签
+'''
+
+
+def prepare_workspace(folder: Path) -> Path:
+    """A fresh folder holding a copy of examples/yolox_head.py (plus NON_ASCII_TAIL)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    text = (REPO / "examples" / SAMPLE).read_text(encoding="utf-8")
+    (folder / SAMPLE).write_text(text.rstrip("\n") + "\n" + NON_ASCII_TAIL, encoding="utf-8")
+    shutil.copy(REPO / "examples" / OTHER, folder / OTHER)
+    return folder / SAMPLE
+
+
+def require(path: Path, what: str) -> None:
+    if not path.exists():
+        raise RuntimeError(f"{what} not found at {path}: {INSTALL_HINT}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scratch_env(home: Path) -> Dict[str, str]:
+    """Editors write into $HOME and the XDG folders on any run: point them at a scratch folder."""
+    env = dict(os.environ)
+    for name in ("CONFIG", "DATA", "STATE", "CACHE"):
+        path = home / "xdg" / name.lower()
+        path.mkdir(parents=True, exist_ok=True)
+        env[f"XDG_{name}_HOME"] = str(path)
+    env["HOME"] = str(home)
+    return env
+
+
+@dataclass
+class Run:
+    returncode: int
+    result: dict
+    seconds: float
+    log: str
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return {"ok": False, "error": f"no result file {path}: {exc}"}
+
+
+# -- VS Code -------------------------------------------------------------------------------
+
+def vscode_user_settings() -> dict:
+    return {
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "extensions.ignoreRecommendations": True,
+        "workbench.tips.enabled": False,
+        "update.mode": "none",
+        "chat.disableAIFeatures": True,
+        "editor.hover.delay": 150,
+        "window.restoreWindows": "none",
+        "files.hotExit": "off",
+        "workbench.enableExperiments": False,
+        "editor.lightbulb.enabled": "off",
+        # The protocol messages land in the msport log, which the test keeps.
+        "msport.trace.server": "messages",
+    }
+
+
+def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float = 300) -> Run:
+    """Installs the .vsix into a fresh code-server profile, opens *folder*, runs vscode_e2e.js."""
+    for path, what in ((CODE_SERVER, "code-server"), (VSIX, "msport.vsix"), (PLAYWRIGHT / "playwright-core", "playwright-core")):
+        require(path, what)
+    started = time.monotonic()
+    for old in out.glob("*.png"):
+        old.unlink()
+    # A private profile per run: two test runs at once must not share code-server's state.
+    home = Path(tempfile.mkdtemp(prefix="msport-e2e-vscode-home-"))
+    data, exts = home / "data", home / "extensions"
+    (data / "User").mkdir(parents=True)
+    (data / "User" / "settings.json").write_text(json.dumps(vscode_user_settings(), indent=2))
+    (folder / ".vscode").mkdir(exist_ok=True)
+    (folder / ".vscode" / "settings.json").write_text("{}\n")
+    env = scratch_env(home)
+    # Only the system's python3 on the PATH: it has neither msport nor pygls, so the extension
+    # must run the server it bundles (msport.importStrategy's default, useBundled).
+    env["PATH"] = "/usr/bin:/bin"
+    node = shutil.which("node") or "/usr/bin/node"
+    install = subprocess.run(
+        [node, str(CODE_SERVER), "--user-data-dir", str(data), "--extensions-dir", str(exts),
+         "--install-extension", str(VSIX), "--force"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    if install.returncode != 0:
+        return Run(install.returncode, {"ok": False, "error": "installing the .vsix failed"}, time.monotonic() - started,
+                   install.stdout + install.stderr)
+    port = free_port()
+    log_file = out / "code-server.log"
+    with open(log_file, "w") as log:
+        server = subprocess.Popen(
+            [node, str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none",
+             "--user-data-dir", str(data), "--extensions-dir", str(exts),
+             "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+             "--disable-getting-started-override", str(folder)],
+            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.2)
+        driver_env = dict(env, NODE_PATH=str(PLAYWRIGHT), E2E_BASE=f"http://127.0.0.1:{port}", E2E_OUT=str(out),
+                          E2E_FOLDER=str(folder), E2E_FILE=SAMPLE, E2E_OTHER_FILE=OTHER, **params)
+        driver = subprocess.run([node, str(E2E / "vscode" / "vscode_e2e.js")], env=driver_env,
+                                capture_output=True, text=True, timeout=timeout)
+        returncode, driver_log = driver.returncode, driver.stdout + driver.stderr
+    finally:
+        # code-server keeps its extension host and the language server alive otherwise.
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+    result = _read_json(out / "vscode.json")
+    logs = sorted(data.glob("logs/**/msport.log"))
+    result["extension_log"] = logs[-1].read_text(encoding="utf-8", errors="replace") if logs else ""
+    (out / "msport.log").write_text(result["extension_log"], encoding="utf-8")
+    shutil.rmtree(home, ignore_errors=True)
+    return Run(returncode, result, time.monotonic() - started, driver_log)
+
+
+# -- Neovim and Emacs -------------------------------------------------------------------------
+
+def server_command() -> List[str]:
+    """msport's server from the environment running the tests (editable install of this repo)."""
+    return [sys.executable, "-m", "msport", "serve"]
+
+
+def _run_batch(editor: str, argv: List[str], file: Path, out: Path, params: Dict[str, str], timeout: float,
+               result_env: Optional[str]) -> Run:
+    """Runs a headless editor in a private scratch home; its JSON result is copied into *out*."""
+    started = time.monotonic()
+    home = Path(tempfile.mkdtemp(prefix=f"msport-e2e-{editor}-home-"))
+    result_file = home / f"{editor}.json"
+    env = dict(scratch_env(home), E2E_SERVER_CMD=json.dumps(server_command()), **params)
+    if result_env:
+        env[result_env] = str(result_file)
+    argv = [a.replace("{result}", str(result_file)) for a in argv]
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, cwd=file.parent)
+        result = _read_json(result_file)
+        (out / f"{editor}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+        (out / f"{editor}.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return Run(proc.returncode, result, time.monotonic() - started, proc.stdout + proc.stderr)
+
+
+def run_nvim(file: Path, out: Path, params: Dict[str, str], timeout: float = 90) -> Run:
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        raise RuntimeError(f"nvim not found: {INSTALL_HINT}")
+    return _run_batch("nvim", [nvim, "--headless", "-u", str(E2E / "nvim" / "init.lua"), str(file)],
+                      file, out, params, timeout, result_env="E2E_OUT")
+
+
+def run_emacs(file: Path, out: Path, params: Dict[str, str], timeout: float = 90) -> Run:
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        raise RuntimeError(f"emacs not found: {INSTALL_HINT}")
+    return _run_batch("emacs", [emacs, "--batch", "-Q", "-l", str(E2E / "emacs" / "e2e.el"), str(file), "{result}"],
+                      file, out, params, timeout, result_env=None)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    from .expected import editor_params, plan
+
+    which = (argv or sys.argv[1:] or ["vscode"])[0]
+    out = OUT / which
+    out.mkdir(parents=True, exist_ok=True)
+    # Outside the repository: its pyproject.toml must not configure the test workspace.
+    file = prepare_workspace(Path(tempfile.mkdtemp(prefix=f"msport-e2e-{which}-")) / "ws")
+    runner = {"vscode": run_vscode, "nvim": run_nvim, "emacs": run_emacs}[which]
+    target = file.parent if which == "vscode" else file
+    run = runner(target, out, editor_params(plan(file)))
+    print(json.dumps(run.result, indent=2, ensure_ascii=False)[:6000])
+    print(run.log[-3000:])
+    print(f"{which}: rc={run.returncode} in {run.seconds:.1f} s")
+    return run.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

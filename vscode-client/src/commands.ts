@@ -1,0 +1,126 @@
+/** The extension's own commands (msport.scanWorkspace is the server's: see server.ts). */
+
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { BACKENDS, COMMANDS, SECTION, SERVER_COMMANDS, TARGET_VERSIONS } from './common/constants';
+import { describeLaunch } from './common/launch';
+import { classifyReportFailure, reportArgs, reportSucceeded, webviewHtml } from './common/report';
+import { backendLabel } from './common/status';
+import { run } from './process';
+import type { ServerManager } from './server';
+import type { StatusBar } from './statusBar';
+
+/** Writes a setting where it takes effect for this workspace (user settings with no folder open). */
+async function updateSetting(key: string, value: string): Promise<void> {
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration(SECTION).update(key, value, target);
+}
+
+async function selectTargetVersion(status: StatusBar): Promise<void> {
+    const current = status.effective.version.value;
+    const newest = TARGET_VERSIONS[TARGET_VERSIONS.length - 1];
+    const items = [...TARGET_VERSIONS].reverse().map((version) => ({
+        label: version,
+        description: [version === current ? vscode.l10n.t('current') : '', version === newest ? vscode.l10n.t('newest') : '']
+            .filter(Boolean)
+            .join(', '),
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('MindSpore version to port to'),
+        placeHolder: vscode.l10n.t('msport reports the APIs that are missing or differ in this version'),
+    });
+    if (picked) {
+        await updateSetting('targetVersion', picked.label);
+    }
+}
+
+async function selectBackend(status: StatusBar): Promise<void> {
+    const current = status.effective.backend.value;
+    const details: Record<string, string> = {
+        ascend: vscode.l10n.t('Huawei Ascend NPU (the default)'),
+        gpu: vscode.l10n.t('NVIDIA GPU (CUDA)'),
+        cpu: vscode.l10n.t('CPU'),
+    };
+    const items = BACKENDS.map((backend) => ({
+        label: backendLabel(backend),
+        value: backend,
+        description: backend === current ? vscode.l10n.t('current') : '',
+        detail: details[backend],
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Backend to port to'),
+        placeHolder: vscode.l10n.t('Operator support differs between Ascend, GPU and CPU'),
+    });
+    if (picked) {
+        await updateSetting('backend', picked.value);
+    }
+}
+
+async function showStatusMenu(server: ServerManager, status: StatusBar): Promise<void> {
+    const { version, backend } = status.effective;
+    const items: Array<vscode.QuickPickItem & { command: string }> = [
+        { label: `$(versions) ${vscode.l10n.t('Select Target Version')}`, description: version.value, command: COMMANDS.selectTargetVersion },
+        { label: `$(server) ${vscode.l10n.t('Select Backend')}`, description: backendLabel(backend.value), command: COMMANDS.selectBackend },
+        ...(server.canScanWorkspace ? [{ label: `$(search) ${vscode.l10n.t('Scan Workspace')}`, command: SERVER_COMMANDS.scanWorkspace }] : []),
+        { label: `$(book) ${vscode.l10n.t('Show Migration Report')}`, command: COMMANDS.showReport },
+        { label: `$(refresh) ${vscode.l10n.t('Restart Server')}`, command: COMMANDS.restart },
+        { label: `$(output) ${vscode.l10n.t('Show Logs')}`, command: COMMANDS.showLogs },
+    ];
+    const picked = await vscode.window.showQuickPick(items, { title: 'msport' });
+    if (picked) {
+        await vscode.commands.executeCommand(picked.command);
+    }
+}
+
+async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.length <= 1) {
+        return folders[0];
+    }
+    return vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Folder to report on') });
+}
+
+async function showReport(server: ServerManager, log: vscode.LogOutputChannel): Promise<void> {
+    const folder = await pickFolder();
+    if (!folder) {
+        void vscode.window.showWarningMessage(vscode.l10n.t('Open a folder to make a migration report of it.'));
+        return;
+    }
+    const output = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'msport-report-')), 'report.html');
+    const launch = await server.resolveLaunch(reportArgs(folder.uri.fsPath, output, server.analysis));
+    if (!launch) {
+        return;
+    }
+    log.info(`report: ${describeLaunch(launch)}`);
+    const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('msport: writing the migration report…') },
+        () => run(launch.command, launch.args, { cwd: folder.uri.fsPath, timeoutMs: 600000 }),
+    );
+    if (!reportSucceeded(result.code, fs.existsSync(output))) {
+        log.error(`report failed (exit ${result.code}): ${result.error?.message ?? ''}\n${result.stderr}`);
+        const message =
+            classifyReportFailure(result.stderr) === 'no-report-command'
+                ? vscode.l10n.t('This msport has no report command yet: update msport, or set msport.importStrategy to useBundled.')
+                : vscode.l10n.t('msport could not write the migration report (exit status {0}); see the msport log.', String(result.code));
+        void vscode.window.showErrorMessage(message);
+        return;
+    }
+    log.info(`report written to ${output}`);
+    const panel = vscode.window.createWebviewPanel('msport.report', vscode.l10n.t('msport: Migration Report'), vscode.ViewColumn.Active, {
+        enableScripts: false,
+    });
+    panel.webview.html = webviewHtml(fs.readFileSync(output, 'utf8'), panel.webview.cspSource);
+}
+
+export function registerCommands(server: ServerManager, status: StatusBar, log: vscode.LogOutputChannel): vscode.Disposable[] {
+    return [
+        vscode.commands.registerCommand(COMMANDS.restart, () => server.restart('Restart Server command')),
+        vscode.commands.registerCommand(COMMANDS.selectTargetVersion, () => selectTargetVersion(status)),
+        vscode.commands.registerCommand(COMMANDS.selectBackend, () => selectBackend(status)),
+        vscode.commands.registerCommand(COMMANDS.showLogs, () => log.show()),
+        vscode.commands.registerCommand(COMMANDS.showStatusMenu, () => showStatusMenu(server, status)),
+        vscode.commands.registerCommand(COMMANDS.showReport, () => showReport(server, log)),
+    ];
+}

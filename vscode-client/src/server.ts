@@ -1,0 +1,327 @@
+/**
+ * Starts, restarts and stops the msport language server, and keeps what the status bar shows.
+ */
+
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+    DidChangeConfigurationNotification,
+    Executable,
+    LanguageClient,
+    LanguageClientOptions,
+    MessageType,
+    ResponseError,
+    RevealOutputChannelOn,
+    ShowMessageNotification,
+    ShowMessageParams,
+    State,
+} from 'vscode-languageclient/node';
+import { CLIENT_ID, CLIENT_NAME, CONTEXT, MIN_PYTHON, SECTION, SERVER_COMMANDS } from './common/constants';
+import { describeLaunch, Launch, msportLaunch, parseProbe, PROBE_SOURCE, versionAtLeast } from './common/launch';
+import { scanSummary } from './common/report';
+import {
+    analysisSettings,
+    changeAction,
+    Inspect,
+    launchSettings,
+    notificationLevel,
+    resolveVariables,
+    shouldNotify,
+    Snapshot,
+} from './common/settings';
+import type { ServerState } from './common/status';
+import { run } from './process';
+import { selectedInterpreter } from './python';
+
+export function inspector(scope?: vscode.ConfigurationScope): Inspect {
+    const config = vscode.workspace.getConfiguration(SECTION, scope);
+    return (key) => config.inspect(key);
+}
+
+function firstFolder(): vscode.WorkspaceFolder | undefined {
+    return vscode.workspace.workspaceFolders?.[0];
+}
+
+export class ServerManager implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private queue: Promise<void> = Promise.resolve();
+    private snapshot: Snapshot;
+    private readonly changed = new vscode.EventEmitter<void>();
+    readonly onDidChange = this.changed.event;
+    state: ServerState = 'stopped';
+    problems: string[] = [];
+    launch: Launch | undefined;
+    /** Whether the running server offers msport.scanWorkspace (older servers do not). */
+    canScanWorkspace = false;
+
+    constructor(
+        private readonly context: vscode.ExtensionContext,
+        private readonly log: vscode.LogOutputChannel,
+    ) {
+        this.snapshot = this.readSnapshot();
+    }
+
+    get analysis(): Record<string, unknown> {
+        return this.snapshot.analysis;
+    }
+
+    /** Restarts are queued so that two quick settings changes never run two servers. */
+    restart(reason: string): Promise<void> {
+        this.queue = this.queue.then(() => this.doRestart(reason)).catch((error) => this.fail(String(error)));
+        return this.queue;
+    }
+
+    stop(): Promise<void> {
+        this.queue = this.queue.then(() => this.doStop());
+        return this.queue;
+    }
+
+    /** Called on every change to `msport.*`: notify the server, restart it, or do nothing. */
+    settingsChanged(): void {
+        const next = this.readSnapshot();
+        const action = changeAction(this.snapshot, next);
+        this.snapshot = next;
+        this.log.info(`settings changed: ${action}`);
+        if (action === 'restart') {
+            void this.restart('settings changed');
+        } else if (action === 'notify') {
+            this.notifyConfiguration();
+        }
+        this.changed.fire();
+    }
+
+    /** Makes the server re-read its settings and re-check open files (e.g. pyproject.toml changed). */
+    notifyConfiguration(): void {
+        if (this.client?.state === State.Running) {
+            void this.client.sendNotification(DidChangeConfigurationNotification.type, {
+                settings: { [SECTION]: this.snapshot.analysis },
+            });
+        }
+    }
+
+    dispose(): void {
+        void this.doStop();
+        this.changed.dispose();
+    }
+
+    private readSnapshot(): Snapshot {
+        const folder = firstFolder();
+        return {
+            analysis: analysisSettings(inspector()),
+            launch: launchSettings(inspector(folder?.uri), vscode.workspace.isTrusted),
+        };
+    }
+
+    private setState(state: ServerState): void {
+        this.state = state;
+        void vscode.commands.executeCommand('setContext', CONTEXT.serverRunning, state === 'running');
+        this.changed.fire();
+    }
+
+    private notify(kind: 'error' | 'warning' | 'info', message: string): void {
+        const level = notificationLevel(vscode.workspace.getConfiguration(SECTION).get('showNotifications'));
+        if (kind !== 'info') {
+            this.problems.push(message);
+            this.changed.fire();
+        }
+        if (!shouldNotify(level, kind)) {
+            return;
+        }
+        const showLogs = vscode.l10n.t('Show Logs');
+        const shown =
+            kind === 'error'
+                ? vscode.window.showErrorMessage(message, showLogs)
+                : kind === 'warning'
+                  ? vscode.window.showWarningMessage(message, showLogs)
+                  : vscode.window.showInformationMessage(message);
+        void Promise.resolve(shown).then((choice) => {
+            if (choice === showLogs) {
+                this.log.show();
+            }
+        });
+    }
+
+    private fail(message: string): void {
+        this.log.error(message);
+        this.notify('error', message);
+        this.setState('failed');
+    }
+
+    /** Resolves interpreter, import strategy and msport.path into a command line for `subcommand`. */
+    async resolveLaunch(subcommand: string[]): Promise<Launch | undefined> {
+        const folder = firstFolder();
+        const trusted = vscode.workspace.isTrusted;
+        const settings = launchSettings(inspector(folder?.uri), trusted);
+        const vars = { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir(), env: process.env };
+        settings.interpreter = resolveVariables(settings.interpreter, vars);
+        settings.path = resolveVariables(settings.path, vars);
+        // In restricted mode the Python extension's choice may be a workspace environment: not used.
+        const fromPythonExtension = trusted && settings.interpreter.length === 0 ? await selectedInterpreter(folder?.uri) : undefined;
+        const inputs = {
+            settings,
+            pythonExtension: fromPythonExtension,
+            platform: process.platform,
+            bundledTool: this.context.asAbsolutePath(path.join('bundled', 'tool', 'msport_tool.py')),
+            workspaceFolder: folder?.uri.fsPath,
+        };
+        let launch = msportLaunch(inputs, subcommand);
+        if (launch.interpreter) {
+            const [command, ...args] = launch.interpreter;
+            const probe = await run(command, [...args, '-c', PROBE_SOURCE], { cwd: launch.cwd, timeoutMs: 20000 });
+            const found = parseProbe(probe.stdout);
+            if (!found) {
+                const detail = probe.error?.message ?? probe.stderr.trim().split('\n').pop() ?? `exit ${probe.code}`;
+                this.fail(
+                    vscode.l10n.t(
+                        'msport could not run the Python interpreter {0} ({1}). Set msport.interpreter or select an interpreter in the Python extension.',
+                        launch.interpreter.join(' '),
+                        detail,
+                    ),
+                );
+                return undefined;
+            }
+            if (!versionAtLeast(found.version, MIN_PYTHON)) {
+                this.fail(
+                    vscode.l10n.t(
+                        'msport needs Python {0} or newer, but {1} is Python {2}. Set msport.interpreter to a newer Python.',
+                        MIN_PYTHON.join('.'),
+                        launch.interpreter.join(' '),
+                        found.version.join('.'),
+                    ),
+                );
+                return undefined;
+            }
+            if (launch.source === 'environment' && !found.msport) {
+                launch = msportLaunch({ ...inputs, environmentHasMsport: false }, subcommand);
+                this.notify(
+                    'warning',
+                    vscode.l10n.t(
+                        'msport is not installed in {0}, so the msport bundled with the extension is used. Install it there with "python -m pip install msport", or set msport.importStrategy to useBundled.',
+                        launch.interpreter?.join(' ') ?? '',
+                    ),
+                );
+            }
+        }
+        return launch;
+    }
+
+    private async doStop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client) {
+            try {
+                await client.stop(2000);
+            } catch (error) {
+                this.log.warn(`stopping the server: ${String(error)}`);
+            }
+            await client.dispose(2000).catch(() => undefined);
+        }
+        this.canScanWorkspace = false;
+        void vscode.commands.executeCommand('setContext', CONTEXT.canScanWorkspace, false);
+        this.setState('stopped');
+    }
+
+    private async doRestart(reason: string): Promise<void> {
+        await this.doStop();
+        this.problems = [];
+        this.snapshot = this.readSnapshot();
+        this.setState('starting');
+        this.log.info(`starting the server (${reason})`);
+        const launch = await this.resolveLaunch(['serve']);
+        if (!launch) {
+            return;
+        }
+        this.launch = launch;
+        this.log.info(
+            `server: ${describeLaunch(launch)} [msport from ${launch.source}` +
+                (launch.interpreterSource ? `, interpreter from ${launch.interpreterSource}` : '') +
+                `, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'}]`,
+        );
+        // No `transport`: TransportKind.stdio would append --stdio, which `msport serve` rejects;
+        // an Executable without one talks over stdin/stdout all the same.
+        const executable: Executable = {
+            command: launch.command,
+            args: launch.args,
+            options: { cwd: launch.cwd, env: { ...process.env, PYTHONUTF8: '1' } },
+        };
+        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, this.clientOptions());
+        client.onNotification(ShowMessageNotification.type, (params) => this.serverMessage(params));
+        client.onDidChangeState((event) => {
+            if (event.newState === State.Stopped && this.client === client) {
+                this.setState('stopped');
+            }
+        });
+        this.client = client;
+        try {
+            await client.start();
+        } catch (error) {
+            if (this.client === client) {
+                this.client = undefined;
+            }
+            this.fail(vscode.l10n.t('The msport server failed to start: {0}. See the msport log for its output.', String(error)));
+            return;
+        }
+        const commands = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+        this.canScanWorkspace = commands.includes(SERVER_COMMANDS.scanWorkspace);
+        void vscode.commands.executeCommand('setContext', CONTEXT.canScanWorkspace, this.canScanWorkspace);
+        const info = client.initializeResult?.serverInfo;
+        this.log.info(`server running: ${info?.name ?? 'msport'} ${info?.version ?? ''}`.trim());
+        this.setState('running');
+    }
+
+    private clientOptions(): LanguageClientOptions {
+        return {
+            documentSelector: [
+                { scheme: 'file', language: 'python' },
+                { scheme: 'untitled', language: 'python' },
+            ],
+            outputChannel: this.log,
+            traceOutputChannel: this.log,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: { settings: this.snapshot.analysis },
+            middleware: {
+                workspace: {
+                    // Only the values the user set, so pyproject.toml is not hidden by defaults.
+                    configuration: async (params, token, next): Promise<unknown[] | ResponseError<void>> => {
+                        const answers: unknown = await next(params, token);
+                        if (!Array.isArray(answers)) {
+                            return answers as ResponseError<void>;
+                        }
+                        const values: unknown[] = answers;
+                        return params.items.map((item, i): unknown =>
+                            item.section === SECTION
+                                ? analysisSettings(inspector(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined))
+                                : values[i],
+                        );
+                    },
+                },
+                executeCommand: async (command, args, next): Promise<unknown> => {
+                    const send = async (): Promise<unknown> => (await next(command, args)) as unknown;
+                    return command === SERVER_COMMANDS.scanWorkspace ? this.scanWorkspace(send) : send();
+                },
+            },
+        };
+    }
+
+    private async scanWorkspace(send: () => Promise<unknown>): Promise<unknown> {
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('msport: scanning the workspace…') },
+            () => Promise.resolve(send()),
+        );
+        const summary = scanSummary(result, vscode.l10n.t);
+        this.log.info(`scan workspace: ${summary ?? JSON.stringify(result)}`);
+        void vscode.window.showInformationMessage(
+            summary
+                ? vscode.l10n.t('msport: scanned the workspace: {0}. See the Problems panel.', summary)
+                : vscode.l10n.t('msport: workspace scan finished; see the Problems panel.'),
+        );
+        return result;
+    }
+
+    private serverMessage(params: ShowMessageParams): void {
+        const kind = params.type === MessageType.Error ? 'error' : params.type === MessageType.Warning ? 'warning' : 'info';
+        // The server also logs each message with window/logMessage, so it is in the log already.
+        this.notify(kind, params.message);
+    }
+}
