@@ -1,5 +1,6 @@
 """Soak: many edits across 50 documents; memory growth and latency drift are reported and
-memory is bounded. CI runs MSPORT_SOAK_EDITS=2000; docs/robustness.md records a 20,000 run."""
+memory is bounded. CI runs 2,000 edits; `MSPORT_SOAK_EDITS=20000 pytest -s tests/robustness/test_soak.py`
+is the longer run (docs/robustness.md)."""
 
 import os
 import statistics

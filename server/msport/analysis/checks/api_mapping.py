@@ -46,8 +46,14 @@ class ApiMappingCheck(Check):
         if node.name == "forward" and self._in_torch_layer(node):
             span = self._def_name_span(node)
             if span is not None:
-                self._report("torch.nn.Module.forward", node, span, is_method=False, fixable=False)
+                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),))
+                self._report("torch.nn.Module.forward", node, span, is_method=False, fixes=(rename,))
         super().visit_FunctionDef(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        # Base classes get a structural fix (subclass the MindSpore class) even when divergent.
+        self._bases = {id(base) for base in node.bases}
+        super().visit_ClassDef(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -101,7 +107,7 @@ class ApiMappingCheck(Check):
         self._report(qualified, node, span, is_method, verdict=verdict)
         return True
 
-    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixable: bool = True, verdict: Optional[Verdict] = None) -> None:
+    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None, verdict: Optional[Verdict] = None) -> None:
         verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return
@@ -116,7 +122,7 @@ class ApiMappingCheck(Check):
                 message=self._message(verdict),
                 torch_api=qualified,
                 mindspore_api=verdict.mindspore,
-                fixes=self._rename_fix(node, verdict, span, is_method) if fixable else (),
+                fixes=self._rename_fix(node, verdict, span, is_method) if fixes is None else fixes,
             )
         )
 
@@ -145,6 +151,13 @@ class ApiMappingCheck(Check):
 
     # -- fix -------------------------------------------------------------------------
     def _rename_fix(self, node: ast.AST, verdict: Verdict, span: Span, is_method: bool):
+        if verdict.status == "divergent" and verdict.mindspore and id(node) in getattr(self, "_bases", ()):
+            # `class Net(nn.Module)` -> `class Net(ms.nn.Cell)`: a structural step of the port,
+            # unsafe because the rest of the class must follow (forward -> construct, ...).
+            spelled, imports = self._spelling(verdict.mindspore)
+            if spelled is None:
+                return ()
+            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports),)
         if verdict.status != "equivalent" or not verdict.mindspore:
             return ()
         if is_method:
