@@ -143,7 +143,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "date": today,
         "tag": tag,
         "quick": "yes" if args.quick else "no",
-        "command": "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": " ".join(["python bench/run.py", *(argv if argv is not None else sys.argv[1:])]),
         "load average (1, 5, 15 min) at start / end": f"{load_start} / {machine.load_average()}",
         "duration": f"{time.perf_counter() - started:.0f} s",
     }

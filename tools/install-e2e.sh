@@ -16,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${1:-${PYTHON_FOR_BUNDLE:-$ROOT/.venv/bin/python}}
+# Scripts below run from other directories: a relative interpreter path must be made absolute.
+case $PY in /*) ;; */*) PY=$ROOT/$PY ;; esac
 CACHE=${MSPORT_E2E_CACHE:-$ROOT/.cache/e2e}
 CS_VERSION=4.100.3
 PW_VERSION=1.64.1

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-VENV=${MSPORT_VENV:-.venv}
+VENV=$(realpath -m "${MSPORT_VENV:-.venv}")  # absolute: helper scripts run from other directories
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 pip() { "$VENV/bin/python" -m pip --disable-pip-version-check -q "$@"; }
 # torch==2.13.0 resolves to the CPU build; a plain `torch` would pull several GB of CUDA.
