@@ -194,7 +194,7 @@ def _frame_name(frame: str) -> str:
 
 
 _PLUMBING = (
-    "threading.py", "concurrent/", "asyncio/", "<frozen", "msport/__main__.py", "msport/cli/main.py main",
+    "threading.py", "concurrent/", "asyncio/", "<frozen", "msport/__main__.py", "msport/cli/main.py",
     "msport/lsp/server.py run", "pygls/server.py", "pygls/io_.py run", "<string> <module>",
 )
 

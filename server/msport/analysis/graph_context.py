@@ -14,11 +14,10 @@ through them, so the per-chunk findings cache stays correct.
 from __future__ import annotations
 
 import ast
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from .lru import LRU
 from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
 from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
@@ -240,27 +239,6 @@ class _ChunkSummary:
     calls: Tuple[Tuple[str, str, Tuple[Optional[Prov], ...]], ...]
 
 
-class _LRU:
-    def __init__(self, size: int):
-        self.size = size
-        self.data: "OrderedDict[Hashable, object]" = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: Hashable):
-        with self.lock:
-            value = self.data.get(key)
-            if value is not None:
-                self.data.move_to_end(key)
-            return value
-
-    def put(self, key: Hashable, value: object) -> None:
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-
-
 class _Lazy:
     """A value built on first use: the context of a summarising round is needed only on a cache miss."""
 
@@ -281,8 +259,8 @@ class GraphContextBuilder:
 
     def __init__(self, knowledge: KnowledgeBase, cache_size: int = 20_000):
         self.knowledge = knowledge
-        self._facts = _LRU(cache_size)
-        self._summaries = _LRU(cache_size)
+        self._facts = LRU(cache_size)
+        self._summaries = LRU(cache_size)
         self._last: Dict[str, object] = {}
 
     def _intern(self, slot: str, value):

@@ -13,7 +13,7 @@ import ast
 import builtins
 import sys
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional, Set
+from typing import Callable, Iterable, List, Optional
 
 from ..knowledge.index import KnowledgeBase
 from .engine import AnalysisResult

@@ -8,11 +8,11 @@ renamed in 2.8" as a lookup. Loaded on first use only: the typing path never nee
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .shared import load_once
 from .loader import rules_dir
 from .model import Version
 
@@ -108,13 +108,4 @@ def load_history(directory: Optional[Path] = None) -> ApiHistory:
     return ApiHistory(snapshots)
 
 
-_default: Optional[ApiHistory] = None
-_lock = threading.Lock()
-
-
-def default_history() -> ApiHistory:
-    global _default
-    with _lock:
-        if _default is None:
-            _default = load_history()
-        return _default
+default_history = load_once(load_history)

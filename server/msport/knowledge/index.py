@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from .shared import load_once
 from . import cache
 from .loader import RuleFileError, RuleProblem, load_api_rules, load_codes, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
@@ -216,14 +216,4 @@ def _load_torch_apis(path: Path) -> Dict[str, str]:
     return {name: entry[0] for name, entry in json.loads(path.read_text(encoding="utf-8"))["apis"].items()}
 
 
-_default: Optional[KnowledgeBase] = None
-_lock = threading.Lock()
-
-
-def default_knowledge() -> KnowledgeBase:
-    """The bundled knowledge, loaded on first use and shared (it is never mutated)."""
-    global _default
-    with _lock:
-        if _default is None:
-            _default = load_knowledge()
-        return _default
+default_knowledge = load_once(load_knowledge)

@@ -7,11 +7,11 @@ the field, and a bad entry is skipped without hiding the others.
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
+from .shared import load_once
 from .loader import RuleFileError, RuleProblem, read_toml, rules_dir
 
 FILE_NAME = "replacements.toml"
@@ -209,14 +209,4 @@ def _no_cpu_kernel(path: Path) -> FrozenSet[str]:
     return frozenset(name for name, status in apis.items() if status == "no_kernel")
 
 
-_default: Optional[Replacements] = None
-_lock = threading.Lock()
-
-
-def default_replacements() -> Replacements:
-    """The bundled replacements, loaded on first use and shared (never mutated)."""
-    global _default
-    with _lock:
-        if _default is None:
-            _default = load_replacements()
-        return _default
+default_replacements = load_once(load_replacements)

@@ -31,8 +31,10 @@ def _offset(text: str, line: int, character: int, encoding: str) -> int:
     offset = 0
     index = 0
     length = len(text)
+    # Without a CR anywhere, searching for one would scan to the end for every line.
+    breaks = _next_break if "\r" in text else _next_lf
     while index < line:
-        next_break = _next_break(text, offset)
+        next_break = breaks(text, offset)
         if next_break is None:
             return length  # past the last line: the end of the document
         offset = next_break
@@ -47,6 +49,11 @@ def _next_break(text: str, start: int) -> Optional[int]:
     r = text.find("\r", start)
     if r != -1 and (n == -1 or r < n):
         return r + 2 if text.startswith("\r\n", r) else r + 1
+    return None if n == -1 else n + 1
+
+
+def _next_lf(text: str, start: int) -> Optional[int]:
+    n = text.find("\n", start)
     return None if n == -1 else n + 1
 
 
