@@ -43,6 +43,8 @@ class Analysis:
     version: Optional[int]
     result: AnalysisResult
     settings: Settings
+    #: The settings generation it was computed under (see ``MsportServer.generation``).
+    generation: int = 0
 
 
 class MsportServer(LanguageServer):
@@ -55,7 +57,11 @@ class MsportServer(LanguageServer):
         )
         self.documents = DocumentStore()
         self.analyses: Dict[str, Analysis] = {}
-        self._inflight: Dict[str, Tuple[Optional[int], asyncio.Future]] = {}
+        self._inflight: Dict[str, Tuple[Tuple[Optional[int], int], asyncio.Future]] = {}
+        #: Bumped on every configuration change. A document's version does not change with the
+        #: settings, so an analysis still running under the old settings when they change must
+        #: not be stored or published as current: it would overwrite the newer result.
+        self.generation = 0
         self._analyzer: Optional[Analyzer] = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="msport-analysis")
         self.editor_settings: Dict[str, Any] = {}
@@ -120,14 +126,15 @@ class MsportServer(LanguageServer):
         if doc is None:
             return None
         done = self.analyses.get(uri)
-        if done is not None and done.version == doc.version:
+        if done is not None and done.version == doc.version and done.generation == self.generation:
             return done
+        key = (doc.version, self.generation)
         inflight = self._inflight.get(uri)
-        if inflight is None or inflight[0] != doc.version or inflight[1].cancelled():
+        if inflight is None or inflight[0] != key or inflight[1].cancelled():
             settings = self.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else uri
             future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, doc.text, settings, path)
-            inflight = (doc.version, asyncio.ensure_future(self._finish(uri, doc.version, settings, future)))
+            inflight = (key, asyncio.ensure_future(self._finish(uri, key, settings, future)))
             self._inflight[uri] = inflight
         return await asyncio.shield(inflight[1])
 
@@ -139,13 +146,14 @@ class MsportServer(LanguageServer):
             self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
             return None
 
-    async def _finish(self, uri: str, version, settings: Settings, future) -> Optional[Analysis]:
+    async def _finish(self, uri: str, key, settings: Settings, future) -> Optional[Analysis]:
         result = await future
         if result is None:
             return None
-        analysis = Analysis(version, result, settings)
+        version, generation = key
+        analysis = Analysis(version, result, settings, generation)
         doc = self.documents.get(uri)
-        if doc is not None and doc.version == version:
+        if doc is not None and doc.version == version and generation == self.generation:
             self.analyses[uri] = analysis
         return analysis
 
@@ -170,10 +178,11 @@ class MsportServer(LanguageServer):
         doc = self.documents.get(uri)
         if doc is None:
             return
-        version = doc.version
+        version, generation = doc.version, self.generation
         analysis = await self.current(uri)
         doc = self.documents.get(uri)
-        if analysis is None or doc is None or doc.version != version or analysis.version != version:
+        stale = doc is None or doc.version != version or generation != self.generation
+        if analysis is None or stale or analysis.version != version or analysis.generation != generation:
             return
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=self.diagnostics(uri, analysis))
@@ -185,6 +194,7 @@ class MsportServer(LanguageServer):
 
     def refresh_all(self) -> None:
         """After a configuration change: forget results, then re-push or ask the client to re-pull."""
+        self.generation += 1
         self.analyses.clear()
         self._inflight.clear()
         if self.pull:

@@ -1,0 +1,33 @@
+"""The server's result bookkeeping, driven directly (no transport): the races here are between
+the analysis thread and the event loop, too narrow to provoke reliably through a client."""
+
+import asyncio
+
+from lsprotocol import types
+
+from msport.lsp.server import MsportServer
+
+URI = "file:///tmp/msport_state_test/model.py"
+TEXT = "import torch\n\ndef f(x):\n    return torch.flatten(x)\n" * 200
+
+
+def test_an_analysis_finishing_after_a_settings_change_is_not_kept_as_current():
+    async def scenario():
+        ls = MsportServer()
+        ls.protocol.client_capabilities = types.ClientCapabilities()  # what initialize would record
+        ls.pull = True  # nothing to publish to
+        ls.config_ready.set()
+        ls.documents.open(URI, TEXT, 1)
+        ls.editor_settings = {"ignore": []}
+        old = asyncio.ensure_future(ls.current(URI))
+        await asyncio.sleep(0)  # the old analysis is now running on the analysis thread
+        ls.editor_settings = {"ignore": ["MS103"]}
+        ls.refresh_all()
+        first = await old  # it finishes after the change, under the old settings
+        assert "MS103" in {f.code for f in first.result.findings}
+        now = await ls.current(URI)
+        assert now is not first
+        assert "MS103" not in {f.code for f in now.result.findings}
+        ls._executor.shutdown()
+
+    asyncio.run(scenario())
