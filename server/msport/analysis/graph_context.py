@@ -20,6 +20,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from .lru import LRU
 from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
+from .visitor import walk
 from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
@@ -149,7 +150,7 @@ class _Collector(ScopeVisitor):
                     self.mode = self._mode(keyword.value) or self.mode
         for keyword in node.keywords:
             if keyword.arg in self.rules.pipeline.keywords:
-                self.pipeline_refs.extend(n.id for n in ast.walk(keyword.value) if isinstance(n, ast.Name))
+                self.pipeline_refs.extend(n.id for n in walk(keyword.value) if isinstance(n, ast.Name))
         if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
             self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
         if self._current is None or not isinstance(func, ast.Attribute):
@@ -363,7 +364,7 @@ class GraphContextBuilder:
         return tuple(dict.fromkeys(resolved))
 
 
-def _visit_bounded(visitor: ast.NodeVisitor, tree: ast.AST) -> None:
+def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
     """Walk *tree*; an expression nested deeper than Python's recursion limit (a generated
     10,000-term sum) ends the walk of this chunk, keeping what was found so far."""
     try:

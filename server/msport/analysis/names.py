@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Hashable, Iterable, List, Optional, Tuple, Union
 
 from ..knowledge.index import KnowledgeBase
+from .visitor import Visitor, walk
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
     bindings: List[Tuple[str, str]] = []
     stars: List[str] = []
     if "import" in text:  # most chunks import nothing: skip the walk
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     # `import torch.nn` binds `torch`; attribute access finds the rest.
@@ -197,7 +198,7 @@ class Scope:
         return False, None
 
 
-class ScopeVisitor(ast.NodeVisitor):
+class ScopeVisitor(Visitor):
     """Walks a chunk keeping per-function facts; checks subclass it.
 
     Subclasses that override ``visit_*`` methods for statements must call the base method (or
@@ -390,7 +391,7 @@ class ScopeVisitor(ast.NodeVisitor):
         self.bind(node.target, self.infer(node.value))
 
     def _bind_unknown(self, target: ast.AST) -> None:
-        for name in ast.walk(target):
+        for name in walk(target):
             if isinstance(name, ast.Name):
                 self.scope.values[name.id] = None
 
@@ -430,7 +431,7 @@ class ScopeVisitor(ast.NodeVisitor):
             self_name = method.args.args[0].arg
             self.scope = Scope(parent=outer, self_name=self_name)
             self._bind_parameters(method)
-            for stmt in ast.walk(method):
+            for stmt in walk(method):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     target = stmt.targets[0]
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:

@@ -10,6 +10,8 @@ import threading
 import weakref
 from typing import Dict, Optional
 
+from .visitor import iter_child_nodes
+
 _maps: "weakref.WeakKeyDictionary[ast.AST, Dict[int, ast.AST]]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
@@ -19,7 +21,13 @@ def parent_map(tree: ast.AST) -> Dict[int, ast.AST]:
     with _lock:
         parents = _maps.get(tree)
         if parents is None:
-            parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+            parents = {}
+            todo = [tree]
+            while todo:
+                parent = todo.pop()
+                for child in iter_child_nodes(parent):
+                    parents[id(child)] = parent
+                    todo.append(child)
             _maps[tree] = parents
         return parents
 

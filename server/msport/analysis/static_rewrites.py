@@ -34,6 +34,7 @@ from .findings import Edit, Fix, Safety
 from .parents import parent_map
 from .rewriting import const_int, enclosing_function, node_text, operand_text
 from .spans import node_span
+from .visitor import walk
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
@@ -154,7 +155,7 @@ class _Rewriter:
         function = enclosing_function(parent, self.parents)
         if function is None:
             return False
-        uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name and n is not parent.targets[0]]
+        uses = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == name and n is not parent.targets[0]]
         if not uses or any(not isinstance(n.ctx, ast.Load) for n in uses):
             return False
         return all(isinstance(self.parents.get(id(n)), ast.BinOp) and self._tensor_arithmetic(self.parents[id(n)], n) for n in uses)

@@ -26,6 +26,7 @@ from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from ..names import TensorValue
 from ..parents import parent_map
 from ..rewriting import const_bool, const_int, enclosing_function, node_text, operand_text
+from ..visitor import walk
 from .base import Check
 
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
@@ -81,7 +82,7 @@ class ReplacementsCheck(Check):
     def _held_layers(self, cls: ast.ClassDef) -> Iterable[Tuple[str, ast.Assign, ReplacedApi]]:
         assigned: Dict[str, List[ast.Assign]] = {}
         for method, self_name in _methods(cls):
-            for stmt in ast.walk(method):
+            for stmt in walk(method):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attr(stmt.targets[0], self_name):
                     assigned.setdefault(stmt.targets[0].attr, []).append(stmt)
         for name, assigns in assigned.items():
@@ -96,7 +97,7 @@ class ReplacementsCheck(Check):
         ctor = assign.value
         calls: List[ast.Call] = []
         for method, self_name in _methods(cls):
-            for node in ast.walk(method):
+            for node in walk(method):
                 if not _is_self_attr(node, self_name, name) or node is assign.targets[0]:
                     continue
                 parent = self.parents.get(id(node))
@@ -277,8 +278,8 @@ class ReplacementsCheck(Check):
         scope = enclosing_function(assign, self.parents)
         if scope is None:
             return False  # a module-level name may be read anywhere
-        return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store) for n in ast.walk(scope)) \
-            and not any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(scope))
+        return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store) for n in walk(scope)) \
+            and not any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in walk(scope))
 
     def _function_drop_indices(self, api: ReplacedApi, node: ast.Call, args):
         keyword = _keyword(node, "return_indices")
