@@ -78,3 +78,36 @@ def test_parser_failures_never_raise():
     assert parsed.tree is None and parsed.error is not None
     nul = parse_chunk(split_chunks(["x = 1\x00"])[0])
     assert nul.tree is None
+
+
+# -- re-splitting around an edit ------------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from msport.analysis.chunks import chunk_starts  # noqa: E402
+
+#: Lines that move chunk boundaries: openers and closers of brackets and triple-quoted strings,
+#: decorators, continuations, hard starts inside an unclosed bracket, comments, blank lines.
+PIECES = [
+    "import torch", "x = f(", "    1,", ")", "]", "y = [1,", 's = """', '"""', "'''", "@decorator",
+    "@other(1,", "def f(x):", "    return x", "class A:", "    pass", "else:", "except E:", "# note",
+    "", "    ", "z = 'a' \\", "    + 'b'", "if x:", "from a import (b,", "async def g():", "\tt = 1",
+    "u = {'k': (", "v = 1  # (", "w = '('",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(before=texts, at=st.integers(min_value=0, max_value=40), cut=st.integers(min_value=0, max_value=6), added=texts)
+def test_resplitting_after_an_edit_equals_splitting_from_scratch(before, at, cut, added):
+    after = before[:at] + added[:8] + before[at + cut:]
+    previous = chunk_starts(before)
+    assert previous.starts == chunk_starts(before, chunk_starts(after)).starts
+    assert chunk_starts(after, previous).starts == chunk_starts(after).starts
+
+
+def test_resplitting_scans_from_the_edit_not_the_top():
+    lines = split_lines(CODE * 50)
+    old = chunk_starts(lines)
+    edited = list(lines)
+    edited[len(lines) // 2] = edited[len(lines) // 2] + "  # edited"
+    assert chunk_starts(edited, old).starts == chunk_starts(edited).starts == old.starts

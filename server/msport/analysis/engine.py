@@ -13,13 +13,14 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Tuple, Type
+from collections import deque
+from typing import Deque, List, Optional, Sequence, Tuple, Type
 
 from ..knowledge.index import KnowledgeBase, default_knowledge
 from .checks import CHECKS
 from .checks.base import Check, ChunkInput
 from .lru import LRU
-from .chunks import Chunk, ParsedChunk, parse_chunk, split_chunks
+from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
@@ -63,10 +64,15 @@ class Analyzer:
         self.knowledge = knowledge or default_knowledge()
         self.checks = tuple(checks)
         # Parse trees are the heavy entries (~10 kB a chunk): a 20,000-edit soak grew the server
-        # by 200 MB with 20,000 of them. Findings and facts are small and may stay many.
-        self._trees = LRU(max(1, cache_size // 4))
+        # by 200 MB with 20,000 of them. So only the outcome of a parse (its error, the chunk's
+        # facts) is cached by chunk text, and trees are kept for the last few analyses only
+        # (_recent): an unchanged chunk is not parsed again unless something needs its tree.
+        self._parses = LRU(cache_size)
+        self._recent: Deque[List[ParsedChunk]] = deque(maxlen=4)
         self._findings = LRU(cache_size)
         self._context_keys = LRU(256)
+        #: The last chunk split of each path: the next version is re-split around its edit.
+        self._splits = LRU(256)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
         self._lock = threading.Lock()
 
@@ -79,24 +85,30 @@ class Analyzer:
         parsed: List[ParsedChunk] = []
         facts: List[ChunkFacts] = []
         skipped_from: Optional[int] = None
-        for chunk in split_chunks(source.lines):
+        with self._lock:
+            previous = self._splits.get(path)
+        split = chunk_starts(source.lines, previous)
+        with self._lock:
+            self._splits.put(path, split)
+        for chunk in split.chunks():
             if time.perf_counter() > deadline:
                 skipped_from = chunk.start
                 break
             with self._lock:
-                cached = self._trees.get(chunk.text)
+                cached = self._parses.get(chunk.text)
             if cached is None:
-                tree_only = parse_chunk(Chunk(0, 0, chunk.text))
-                chunk_info = chunk_facts(tree_only.tree, chunk.text) if tree_only.tree is not None else ChunkFacts()
-                cached = (tree_only, chunk_info)
+                item = parse_chunk(chunk)
+                cached = (item.error, chunk_facts(item.tree, chunk.text) if item.error is None else ChunkFacts())
                 parsed_count += 1
                 with self._lock:
-                    self._trees.put(chunk.text, cached)
-            parsed.append(ParsedChunk(chunk, cached[0].tree, cached[0].error))
+                    self._parses.put(chunk.text, cached)
+            else:
+                item = ParsedChunk(chunk, None, cached[0])
+            parsed.append(item)
             facts.append(cached[1])
         context = build_module_context(facts, self.knowledge)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
-        context = self._graph.extend(context, [(p.chunk.text, p.tree) for p in parsed if p.tree is not None])
+        context = self._graph.extend(context, [p for p in parsed if p.error is None])
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:
@@ -109,7 +121,7 @@ class Analyzer:
             if time.perf_counter() > deadline:
                 skipped_from = item.chunk.start
                 break
-            if item.tree is None:
+            if item.error is not None:
                 findings.append(self._syntax_finding(item, source))
                 continue
             key = (item.chunk.text, context_key, settings.analysis_key())
@@ -124,6 +136,11 @@ class Analyzer:
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         findings = self._finish(findings, source, settings, path, context)
+        with self._lock:
+            if len(self._recent) == self._recent.maxlen:
+                for old in self._recent[0]:
+                    old.release()
+            self._recent.append(parsed)
         return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count)
 
     def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings) -> Tuple[Finding, ...]:

@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from .chunks import ParsedChunk
 from .lru import LRU
 from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
@@ -273,14 +274,15 @@ class GraphContextBuilder:
         self._last[slot] = value
         return value
 
-    def extend(self, context: ModuleContext, chunks: Sequence[Tuple[str, ast.Module]]) -> ModuleContext:
-        """*context* with the graph facts of the module made of *chunks* ((text, tree) pairs)."""
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
+        """*context* with the graph facts of the module made of *chunks* (those that parse).
+        A chunk's tree is asked for (and parsed, if released) only when its facts are not cached."""
         if not self.knowledge.triggers.triggers:
             return context
         base_key = self._intern("base", context.key)
-        facts = [(text, tree, self._chunk_facts(text, tree, context, base_key)) for text, tree in chunks]
-        classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, _, f in facts for c in f.classes)))
-        decls = {d.qualname: d for _, _, f in facts for d in f.functions}
+        facts = [(chunk, self._chunk_facts(chunk, context, base_key)) for chunk in chunks]
+        classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
+        decls = {d.qualname: d for _, f in facts for d in f.functions}
         shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
         edges = {name: self._resolve_calls(decl, shell, decls) for name, decl in decls.items()}
         statuses = _statuses(decls, edges, facts, shell)
@@ -288,11 +290,11 @@ class GraphContextBuilder:
         # calls: a chunk with neither is not summarised at all.
         called = {callee for targets in edges.values() for callee in targets}
         relevant = [
-            (text, tree, f) for text, tree, f in facts
+            (chunk, f) for chunk, f in facts
             if any(d.qualname in called or edges.get(d.qualname) for d in f.functions)
         ]
         names = sorted(decls)
-        callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, _, f in relevant]
+        callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, f in relevant]
         results: Dict[int, _ChunkSummary] = {}
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
@@ -300,8 +302,7 @@ class GraphContextBuilder:
             graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names), classes)
             round_context = _Lazy(lambda graph=graph: replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)))
             for index in pending:
-                text, tree, chunk = relevant[index]
-                results[index] = self._chunk_summary(text, tree, callees[index], round_context, base_key, graph)
+                results[index] = self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph)
             new_summaries = {name: prov for result in results.values() for name, prov in result.summaries}
             changed = {n for n in set(new_summaries) | set(summaries) if new_summaries.get(n) != summaries.get(n)}
             summaries = new_summaries
@@ -324,28 +325,28 @@ class GraphContextBuilder:
                 arguments=_join_arguments(arguments.get(name, ()), len(decl.params)),
                 callers=tuple(sorted(callers.get(name, ()))),
             )))
-        mode = next((f.mode for _, _, f in reversed(facts) if f.mode), None)
+        mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions), classes, mode))
         return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),))
 
-    def _chunk_facts(self, text: str, tree: ast.Module, context: ModuleContext, base_key) -> ChunkGraphFacts:
-        key = (text, base_key)
+    def _chunk_facts(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> ChunkGraphFacts:
+        key = (chunk.chunk.text, base_key)
         cached = self._facts.get(key)
         if cached is None:
             collector = _Collector(context, self.knowledge)
-            _visit_bounded(collector, tree)
+            _visit_bounded(collector, chunk.tree)
             cached = collector.result()
             self._facts.put(key, cached)
         return cached
 
-    def _chunk_summary(self, text, tree, callees, context: "_Lazy", base_key, graph: ModuleGraph) -> _ChunkSummary:
+    def _chunk_summary(self, chunk: ParsedChunk, callees, context: "_Lazy", base_key, graph: ModuleGraph) -> _ChunkSummary:
         # The chunk's summaries depend on other chunks only through its callees' summaries.
         inputs = tuple((c, graph.function(c).summary) for c in sorted(callees) if graph.function(c) and graph.function(c).summary)
-        key = (text, base_key, graph.classes, inputs)
+        key = (chunk.chunk.text, base_key, graph.classes, inputs)
         cached = self._summaries.get(key)
         if cached is None:
             visitor = _Summarizer(context.get(), self.knowledge)
-            _visit_bounded(visitor, tree)
+            _visit_bounded(visitor, chunk.tree)
             cached = _ChunkSummary(tuple(sorted(visitor.summaries.items())), tuple(visitor.calls))
             self._summaries.put(key, cached)
         return cached
@@ -376,16 +377,16 @@ def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
 def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph) -> Dict[str, str]:
     status: Dict[str, str] = {}
     jit_roots = [n for n, d in decls.items() if d.root == JIT]
-    jit_roots += [r for _, _, f in facts for r in f.jit_refs if r in decls]
+    jit_roots += [r for _, f in facts for r in f.jit_refs if r in decls]
     graph_roots = [n for n, d in decls.items() if d.root == GRAPH]
     pipeline_roots = [n for n, d in decls.items() if d.root == PIPELINE]
-    for _, _, f in facts:
+    for _, f in facts:
         for ref in f.pipeline_refs:
             if ref in decls:
                 pipeline_roots.append(ref)
             elif shell.has_class(ref):
                 pipeline_roots.extend(n for n in decls if n.startswith(ref + "."))
-    eager_roots = [r for _, _, f in facts for r in f.eager_refs if r in decls]
+    eager_roots = [r for _, f in facts for r in f.eager_refs if r in decls]
     for kind, roots in ((JIT, jit_roots), (GRAPH, graph_roots), (PIPELINE, pipeline_roots), (EAGER, eager_roots)):
         queue = [r for r in roots if r not in status]
         while queue:

@@ -93,7 +93,9 @@ class ChunkFacts:
 
     bindings: Tuple[Tuple[str, str], ...] = ()
     star_imports: Tuple[str, ...] = ()
-    classes: Tuple[ast.ClassDef, ...] = ()
+    #: (class name, its bases spelled as dotted names): plain strings, so that the facts kept
+    #: for every chunk seen do not keep its parse tree alive.
+    classes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     functions: Tuple[str, ...] = ()
 
 
@@ -113,7 +115,10 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
                         stars.append(node.module)
                     else:
                         bindings.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
-    classes = tuple(node for node in tree.body if isinstance(node, ast.ClassDef))
+    classes = tuple(
+        (node.name, tuple(name for name in map(dotted_name, node.bases) if name))
+        for node in tree.body if isinstance(node, ast.ClassDef)
+    )
     functions = tuple(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return ChunkFacts(tuple(bindings), tuple(stars), classes, functions)
 
@@ -121,7 +126,7 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
 def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) -> ModuleContext:
     bindings: Dict[str, str] = {}
     stars: List[str] = []
-    classes: List[ast.ClassDef] = []
+    classes: List[Tuple[str, Tuple[str, ...]]] = []
     functions: List[str] = []
     for item in facts:
         bindings.update(item.bindings)
@@ -134,24 +139,26 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) 
     changed = True
     while changed:
         changed = False
-        for cls in classes:
-            if cls.name in layers:
+        for name, bases in classes:
+            if name in layers:
                 continue
-            for base in cls.bases:
+            for base in bases:
                 framework = _layer_base_framework(base, context, layers, knowledge)
                 if framework:
-                    layers[cls.name] = framework
+                    layers[name] = framework
                     changed = True
                     break
     return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions))
 
 
-def _layer_base_framework(base: ast.expr, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
-    if isinstance(base, ast.Name) and base.id in layers:
-        return layers[base.id]
-    qualified = qualified_name(base, context)
-    if qualified is None:
+def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
+    if base in layers:
+        return layers[base]
+    root, dot, rest = base.partition(".")
+    bound = context.binding(root)
+    if bound is None:
         return None
+    qualified = bound + dot + rest
     if qualified in knowledge.tensors.module_bases or _is_layer_class(qualified):
         return knowledge.tensors.framework_of(qualified)
     return None
@@ -161,6 +168,18 @@ def _is_layer_class(qualified: str) -> bool:
     """Classes of torch.nn / mindspore.nn / mindspore.mint.nn are layers (modules, cells)."""
     head, _, name = qualified.rpartition(".")
     return name[:1].isupper() and head in ("torch.nn", "mindspore.nn", "mindspore.mint.nn")
+
+
+def dotted_name(node: ast.expr) -> Optional[str]:
+    """``a.b.c`` for a dotted name expression, None for anything else."""
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def qualified_name(node: ast.expr, context: ModuleContext) -> Optional[str]:
