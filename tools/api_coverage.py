@@ -30,7 +30,7 @@ from typing import Dict, Iterable, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from msport.analysis.checks.api_mapping import METHOD_OWNERS, ApiMappingCheck  # noqa: E402
+from msport.analysis.checks.api_mapping import ApiMappingCheck  # noqa: E402
 from msport.analysis.checks.base import ChunkInput  # noqa: E402
 from msport.analysis.names import build_module_context, chunk_facts  # noqa: E402
 from msport.analysis.settings import Settings  # noqa: E402
@@ -77,7 +77,7 @@ class _Counter(ApiMappingCheck):
         qualified = self.qualified(node.func) or self._module_method(node.func)
         if qualified and self.facts.framework_of(qualified) == "torch" and self._is_api(qualified):
             self.tally.sites += 1
-            if isinstance(node.func, ast.Attribute) and qualified.startswith(METHOD_OWNERS):
+            if isinstance(node.func, ast.Attribute) and qualified.startswith(self.facts.method_owners):
                 self.tally.methods += 1
             verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
             if verdict is None:

@@ -59,5 +59,5 @@ def settings_for(path: Path, base: Optional[Settings] = None, known_codes=()) ->
     if problem is not None:
         return replace(settings, problems=settings.problems + (problem,)), pyproject
     if table:
-        settings = settings.merged(table, str(pyproject), known_codes)
+        settings = settings.merged(table, str(pyproject), known_codes, base_dir=str(pyproject.parent))
     return settings, pyproject

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from collections import deque
 from typing import Deque, List, Optional, Sequence, Tuple, Type
 
-from ..knowledge.index import KnowledgeBase, default_knowledge
+from ..knowledge.index import KnowledgeBase, default_knowledge, knowledge_for
 from .checks import CHECKS
 from .checks.base import Check, ChunkInput
 from .lru import LRU
@@ -239,3 +239,33 @@ def analyze(text: str, settings: Optional[Settings] = None, path: Optional[str] 
     if _shared is None:
         _shared = Analyzer()
     return _shared.analyze(text, settings or Settings(), path)
+
+
+class Analyzers:
+    """The analyzer for a file's settings. The rules differ only with ``extend-rules``: each set
+    of the user's rule files gets its own analyzer (its caches hold findings made with those
+    rules), and the bundled rules alone are the default. Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._default: Optional[Analyzer] = None
+        self._extended = LRU(4)  # id(knowledge) -> (knowledge, Analyzer)
+        self._lock = threading.Lock()
+
+    @property
+    def default(self) -> Analyzer:
+        with self._lock:
+            if self._default is None:
+                self._default = Analyzer()
+            return self._default
+
+    def for_settings(self, settings: Settings) -> Analyzer:
+        if not settings.extend_rules:
+            return self.default
+        knowledge = knowledge_for(settings.extend_rules)
+        with self._lock:
+            cached = self._extended.get(id(knowledge))
+            if cached is None or cached[0] is not knowledge:
+                cached = (knowledge, Analyzer(knowledge))
+                self._extended.put(id(knowledge), cached)
+            return cached[1]
+

@@ -122,7 +122,7 @@ class _Collector(ScopeVisitor):
             if self._pipeline_class:
                 return PIPELINE
             if self.context.layer_framework(cls.name):
-                return GRAPH if node.name in ("forward", "construct") else None
+                return GRAPH if node.name in self.facts.layer_entry_methods else None
             return None
         if any(word in node.name.lower() for word in pipeline.function_words):
             return PIPELINE

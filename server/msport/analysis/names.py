@@ -20,8 +20,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Dict, Hashable, Iterable, List, Optional, Tuple, Union
 
-from ..knowledge.index import KnowledgeBase
-from .visitor import Visitor, walk
+from ..knowledge.index import KnowledgeBase, TensorFacts
+from .visitor import Visitor, walk, walk_statements
 
 
 @dataclass(frozen=True)
@@ -159,15 +159,15 @@ def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, s
     if bound is None:
         return None
     qualified = bound + dot + rest
-    if qualified in knowledge.tensors.module_bases or _is_layer_class(qualified):
+    if qualified in knowledge.tensors.module_bases or is_layer_class(qualified, knowledge.tensors):
         return knowledge.tensors.framework_of(qualified)
     return None
 
 
-def _is_layer_class(qualified: str) -> bool:
-    """Classes of torch.nn / mindspore.nn / mindspore.mint.nn are layers (modules, cells)."""
+def is_layer_class(qualified: str, facts: TensorFacts) -> bool:
+    """Capitalised classes of the layer namespaces (torch.nn, mindspore.nn, ...) are layers."""
     head, _, name = qualified.rpartition(".")
-    return name[:1].isupper() and head in ("torch.nn", "mindspore.nn", "mindspore.mint.nn")
+    return name[:1].isupper() and head in facts.layer_namespaces
 
 
 def dotted_name(node: ast.expr) -> Optional[str]:
@@ -317,7 +317,7 @@ class ScopeVisitor(Visitor):
     def is_layer(self, value: Instance) -> bool:
         if value.cls.startswith(LOCAL + "."):
             return value.framework is not None
-        return _is_layer_class(value.cls)
+        return is_layer_class(value.cls, self.facts)
 
     def qualified(self, node: ast.AST) -> Optional[str]:
         """The qualified API name *node* refers to, including ``torch.Tensor.<method>``."""
@@ -450,7 +450,7 @@ class ScopeVisitor(Visitor):
             self_name = method.args.args[0].arg
             self.scope = Scope(parent=outer, self_name=self_name)
             self._bind_parameters(method)
-            for stmt in walk(method):
+            for stmt in walk_statements(method):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     target = stmt.targets[0]
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
@@ -515,7 +515,7 @@ class ScopeVisitor(Visitor):
 
     def _is_layer_forward(self, node) -> Optional[str]:
         """The framework when *node* is forward/construct of a layer class."""
-        if not self.class_stack or node.name not in ("forward", "construct"):
+        if not self.class_stack or node.name not in self.facts.layer_entry_methods:
             return None
         return self.context.layer_framework(self.class_stack[-1].name)
 

@@ -9,6 +9,7 @@ the source and key, and the value from the layer below is kept.
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -57,14 +58,17 @@ class Settings:
     max_lines: int = 100_000
     #: Seconds of analysis per file; past it the rest of the file is reported as not checked.
     time_budget: float = 10.0
+    #: The user's own API rule files (same format as rules/api/*.toml), laid over msport's.
+    extend_rules: Tuple[str, ...] = ()
     problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
 
     @property
     def version(self) -> Tuple[int, int]:
         return parse_version(self.target_version)
 
-    def analysis_key(self) -> Tuple[str, str, str, str]:
-        """The settings the checks depend on; select/ignore/severity are applied afterwards."""
+    def analysis_key(self) -> Tuple:
+        """The settings the checks depend on; select/ignore/severity are applied afterwards.
+        (The rule files are not: each set of them has its own analyzer, hence its own caches.)"""
         return (self.target_version, self.backend, self.mode, self.jit_level)
 
     # -- filters applied to findings -------------------------------------------------
@@ -90,8 +94,9 @@ class Settings:
         return any(_path_matches(path, pattern) for pattern in self.exclude)
 
     # -- layering --------------------------------------------------------------------
-    def merged(self, values: Mapping[str, Any], origin: str, known_codes: Iterable[str] = ()) -> "Settings":
-        """A copy with *values* (kebab-case or camelCase keys) applied, problems recorded."""
+    def merged(self, values: Mapping[str, Any], origin: str, known_codes: Iterable[str] = (), base_dir: Optional[str] = None) -> "Settings":
+        """A copy with *values* (kebab-case or camelCase keys) applied, problems recorded.
+        Relative file paths in them are taken from *base_dir* (the pyproject.toml's folder)."""
         known = set(known_codes)
         changes: Dict[str, Any] = {}
         problems: List[SettingProblem] = list(self.problems)
@@ -109,6 +114,8 @@ class Settings:
             attr, validator = spec
             try:
                 changes[attr] = validator(value, known)
+                if attr == "extend_rules" and base_dir:
+                    changes[attr] = tuple(os.path.join(base_dir, p) for p in changes[attr])
             except ValueError as exc:
                 problems.append(SettingProblem(origin, raw_key, str(exc), _describe(getattr(self, attr))))
         return replace(self, **changes, problems=tuple(problems))
@@ -200,6 +207,14 @@ def _positive_number(value: Any, _known) -> float:
     return float(value)
 
 
+def _rule_files(value: Any, _known) -> Tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"expected a list of paths to TOML rule files (the format of msport's rules/api/*.toml), got {value!r}")
+    return tuple(os.path.expanduser(v.strip()) for v in value)
+
+
 def _positive_int(value: Any, _known) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"expected a positive integer, got {value!r}")
@@ -218,6 +233,7 @@ _KEYS = {
     "exclude": ("exclude", _globs),
     "max-lines": ("max_lines", _positive_int),
     "time-budget": ("time_budget", _positive_number),
+    "extend-rules": ("extend_rules", _rule_files),
 }
 
 #: Keys an editor may send that are the client's business, not the analysis's.

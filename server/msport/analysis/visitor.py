@@ -50,6 +50,28 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
         yield current
 
 
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_BLOCK_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def walk_statements(node: ast.AST) -> Iterator[ast.AST]:
+    """The statements under *node* (and except handlers, match cases), in ``ast.walk``'s order,
+    without descending into expressions: a fraction of the nodes when looking for assignments."""
+    todo = [node]
+    index = 0
+    while index < len(todo):
+        current = todo[index]
+        index += 1
+        fields = _BLOCK_FIELDS.get(current.__class__)
+        if fields is None:
+            fields = _BLOCK_FIELDS[current.__class__] = tuple(f for f in current._fields if f in _BLOCKS)
+        for name in fields:
+            block = getattr(current, name, None)
+            if block.__class__ is list:  # a Lambda's or an IfExp's body is an expression
+                todo.extend(block)
+        yield current
+
+
 class Visitor:
     """A drop-in for ``ast.NodeVisitor``: ``visit_<Class>`` methods, ``generic_visit``."""
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
@@ -39,6 +41,9 @@ class TensorFacts:
     non_tensor_functions: FrozenSet[str]
     non_tensor_methods: FrozenSet[str]
     non_tensor_attributes: FrozenSet[str]
+    layer_namespaces: FrozenSet[str]
+    layer_entry_methods: FrozenSet[str]
+    method_owners: Tuple[str, ...]  # with a trailing dot, for str.startswith
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -168,6 +173,9 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         non_tensor_functions=frozenset(data["non_tensor_functions"]),
         non_tensor_methods=frozenset(data["non_tensor_methods"]),
         non_tensor_attributes=frozenset(data["non_tensor_attributes"]),
+        layer_namespaces=frozenset(data["layer_namespaces"]),
+        layer_entry_methods=frozenset(data["layer_entry_methods"]),
+        method_owners=tuple(owner + "." for owner in data["method_owners"]),
     )
 
 
@@ -210,6 +218,25 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
                          triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes))
 
 
+def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
+    """*base* with the API rules of the user's *rule_files* (setting ``extend-rules``) laid over
+    it: a rule there replaces msport's rule for the same torch API. A file or entry that cannot
+    be used is skipped and listed in ``problems`` with the file's full path."""
+    problems: List[RuleProblem] = []
+    apis = dict(base.apis)
+    for path in rule_files:
+        try:
+            rules = load_api_rules(path, problems, label=str(path))
+        except RuleFileError as exc:
+            problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1] + " (setting extend-rules)"))
+            continue
+        for rule in rules:
+            for name in (rule.torch, *rule.aliases):
+                apis[name] = rule
+    return KnowledgeBase(codes=base.codes, apis=apis, tensors=base.tensors, problems=problems,
+                         torch_apis=base.torch_apis, triggers=base.triggers)
+
+
 def _load_torch_apis(path: Path) -> Dict[str, str]:
     if not path.is_file():
         return {}
@@ -217,3 +244,24 @@ def _load_torch_apis(path: Path) -> Dict[str, str]:
 
 
 default_knowledge = load_once(load_knowledge)
+
+
+def knowledge_for(rule_files: Sequence[str]) -> KnowledgeBase:
+    """The bundled rules, extended with *rule_files* (setting ``extend-rules``) if any; the
+    same object again until one of the files changes."""
+    if not rule_files:
+        return default_knowledge()
+    return _extended_by(tuple((path, _stamp(path)) for path in rule_files))
+
+
+@functools.lru_cache(maxsize=8)
+def _extended_by(files: Tuple[Tuple[str, object], ...]) -> KnowledgeBase:
+    return extended(default_knowledge(), [Path(path) for path, _ in files])
+
+
+def _stamp(path: str) -> object:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None  # reported by the loader, naming the file
+    return (stat.st_mtime_ns, stat.st_size)

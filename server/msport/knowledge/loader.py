@@ -146,16 +146,23 @@ _TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "rename
 BASES = ("tables", "curated", "inferred")
 
 
-def load_api_rules(path: Path, problems: List[RuleProblem]) -> List[ApiRule]:
+def load_api_rules(path: Path, problems: List[RuleProblem], label: Optional[str] = None) -> List[ApiRule]:
+    """The rules of one file; *label* names it in problems (default: its file name)."""
     data = read_toml(path)
+    file_label = label or path.name
+    tables = data.get("api", [])
+    if not isinstance(tables, list) or (label and not tables):
+        # A user's file (with a label) that defines nothing is a mistake worth naming.
+        problems.append(RuleProblem(file_label, "", "api", f"expected [[api]] tables (found keys: {', '.join(sorted(data)) or 'none'})"))
+        return []
     rules = []
-    for index, table in enumerate(data.get("api", [])):
-        label = f"entry #{index + 1} ({table.get('torch', '?')})" if isinstance(table, dict) else f"entry #{index + 1}"
+    for index, table in enumerate(tables):
+        entry = f"entry #{index + 1} ({table.get('torch', '?')})" if isinstance(table, dict) else f"entry #{index + 1}"
         if not isinstance(table, dict):
-            problems.append(RuleProblem(path.name, label, "", "expected a table"))
+            problems.append(RuleProblem(file_label, entry, "", "expected a table"))
             continue
         before = len(problems)
-        rule = _api_rule(_Entry(table, path.name, label, problems))
+        rule = _api_rule(_Entry(table, file_label, entry, problems))
         if rule is not None and len(problems) == before:
             rules.append(rule)
     return rules
@@ -183,7 +190,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
             targets.append(target)
     if not targets and default and (default.mindspore or status == "missing"):
         targets.append(default)
-    if status != "missing" and not any(t.mindspore for t in targets):
+    if status is not None and status != "missing" and not any(t.mindspore for t in targets):
         entry.problem("mindspore", f"a {status} API needs a MindSpore target ('mindspore' or 'targets')")
     # A target's own fields win; the entry's note, diff and consequence describe the targets
     # that share the entry's status (an equivalent mint target must not inherit the note of a

@@ -22,8 +22,6 @@ _CATEGORIES = {
     "equivalent": Category.EQUIVALENT_API,
 }
 _BACKEND_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
-#: Classes whose methods are reported at the method name (`x.view`, `model.eval`, `opt.step`).
-METHOD_OWNERS = ("torch.Tensor.", "torch.nn.Module.", "torch.optim.Optimizer.")
 
 
 class ApiMappingCheck(Check):
@@ -100,7 +98,9 @@ class ApiMappingCheck(Check):
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return False
-        is_method = isinstance(node, ast.Attribute) and qualified.startswith(METHOD_OWNERS) and not _names_torch_tensor(node)
+        # Methods of the method owners (rules/tensors.toml) are reported at the method name
+        # (`x.view`, `model.eval`, `opt.step`).
+        is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.method_owners) and not _names_torch_tensor(node)
         if verdict.status == "equivalent" and is_method and _same_method(verdict):
             return True  # `x.view(...)` stays `x.view(...)`: nothing to port, nothing to show
         span = self.attribute_name_span(node) if is_method else self.span(node)

@@ -26,7 +26,7 @@ from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from ..names import TensorValue
 from ..parents import parent_map
 from ..rewriting import const_bool, const_int, enclosing_function, node_text, operand_text
-from ..visitor import walk
+from ..visitor import walk, walk_statements
 from .base import Check
 
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
@@ -82,7 +82,7 @@ class ReplacementsCheck(Check):
     def _held_layers(self, cls: ast.ClassDef) -> Iterable[Tuple[str, ast.Assign, ReplacedApi]]:
         assigned: Dict[str, List[ast.Assign]] = {}
         for method, self_name in _methods(cls):
-            for stmt in walk(method):
+            for stmt in walk_statements(method):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attr(stmt.targets[0], self_name):
                     assigned.setdefault(stmt.targets[0].attr, []).append(stmt)
         for name, assigns in assigned.items():
