@@ -154,11 +154,9 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) 
 def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
     if base in layers:
         return layers[base]
-    root, dot, rest = base.partition(".")
-    bound = context.binding(root)
-    if bound is None:
+    qualified = qualify(base, context)
+    if qualified is None:
         return None
-    qualified = bound + dot + rest
     if qualified in knowledge.tensors.module_bases or is_layer_class(qualified, knowledge.tensors):
         return knowledge.tensors.framework_of(qualified)
     return None
@@ -184,17 +182,15 @@ def dotted_name(node: ast.expr) -> Optional[str]:
 
 def qualified_name(node: ast.expr, context: ModuleContext) -> Optional[str]:
     """The qualified name of a dotted name expression, through the module's imports."""
-    parts: List[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    root = context.binding(node.id)
-    if root is None:
-        return None
-    parts.append(root)
-    return ".".join(reversed(parts))
+    dotted = dotted_name(node)
+    return qualify(dotted, context) if dotted else None
+
+
+def qualify(dotted: str, context: ModuleContext) -> Optional[str]:
+    """``nn.Module`` -> ``torch.nn.Module`` when the module binds ``nn`` to ``torch.nn``."""
+    root, dot, rest = dotted.partition(".")
+    bound = context.binding(root)
+    return None if bound is None else bound + dot + rest
 
 
 @dataclass

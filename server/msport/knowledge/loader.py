@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from . import toml
 from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
@@ -116,11 +116,21 @@ def _version(text: str) -> Version:
     return int(parts[0]), int(parts[1])
 
 
+def entries(tables: List[Any], file: str, kind: str, key: str, problems: List[RuleProblem]) -> Iterator[_Entry]:
+    """Each table of an array of tables, labelled "<kind> #n (<its key>)"; one that is not a
+    table is a problem, and skipped."""
+    for index, table in enumerate(tables):
+        label = f"{kind} #{index + 1} ({table.get(key, '?')})" if isinstance(table, dict) else f"{kind} #{index + 1}"
+        if not isinstance(table, dict):
+            problems.append(RuleProblem(file, label, "", "expected a table"))
+            continue
+        yield _Entry(table, file, label, problems)
+
+
 def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
     data = read_toml(path)
     codes: Dict[str, CodeInfo] = {}
-    for index, table in enumerate(data.get("code", [])):
-        entry = _Entry(table, path.name, f"code #{index + 1} ({table.get('code', '?')})", problems)
+    for entry in entries(data.get("code", []), path.name, "code", "code", problems):
         entry.unknown_fields(("code", "name", "category", "severity", "summary", "why", "example", "fix"))
         code = entry.text("code", required=True)
         fields = {
@@ -134,7 +144,7 @@ def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
             entry.problem("code", f"duplicate code {code}")
             continue
         if code and all(fields.values()):
-            codes[code] = CodeInfo(code=code, example=table.get("example", ""), fix=table.get("fix", ""), **fields)
+            codes[code] = CodeInfo(code=code, example=entry.table.get("example", ""), fix=entry.table.get("fix", ""), **fields)
     return codes
 
 
@@ -156,13 +166,9 @@ def load_api_rules(path: Path, problems: List[RuleProblem], label: Optional[str]
         problems.append(RuleProblem(file_label, "", "api", f"expected [[api]] tables (found keys: {', '.join(sorted(data)) or 'none'})"))
         return []
     rules = []
-    for index, table in enumerate(tables):
-        entry = f"entry #{index + 1} ({table.get('torch', '?')})" if isinstance(table, dict) else f"entry #{index + 1}"
-        if not isinstance(table, dict):
-            problems.append(RuleProblem(file_label, entry, "", "expected a table"))
-            continue
+    for entry in entries(tables, file_label, "entry", "torch", problems):
         before = len(problems)
-        rule = _api_rule(_Entry(table, file_label, entry, problems))
+        rule = _api_rule(entry)
         if rule is not None and len(problems) == before:
             rules.append(rule)
     return rules

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, _Entry, read_toml
+from .loader import RuleFileError, RuleProblem, _Entry, entries, read_toml
 
 TESTS = ("always", "single-argument", "value", "shape")
 SYNTAX_KINDS = ("mask_index", "slice", "index", "branch", "loop")
@@ -179,13 +179,8 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
     triggers: List[Trigger] = []
     seen_ids: Dict[str, str] = {}
     seen_names: Dict[str, str] = {}
-    for index, table in enumerate(tables):
-        label = f"trigger #{index + 1} ({table.get('id', '?')})" if isinstance(table, dict) else f"trigger #{index + 1}"
-        if not isinstance(table, dict):
-            problems.append(RuleProblem(file, label, "", "expected a table"))
-            continue
+    for entry in entries(tables, file, "trigger", "id", problems):
         before = len(problems)
-        entry = _Entry(table, file, label, problems)
         entry.unknown_fields(_TRIGGER_FIELDS)
         trigger_id = entry.text("id", required=True)
         code = entry.text("code", required=True)
@@ -219,9 +214,9 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
                 entry.problem("apis", f"{name} is also listed in {seen_names[name]}")
         if len(problems) != before or not (trigger_id and code and test and construct and why and workaround):
             continue
-        seen_ids[trigger_id] = label
+        seen_ids[trigger_id] = entry.entry
         for name in (*apis, *primitives):
-            seen_names[name] = label
+            seen_names[name] = entry.entry
         triggers.append(Trigger(trigger_id, code, test, construct, why, workaround, role, apis, primitives, positions, names, rest, tensors, outputs, optional))
     return tuple(triggers)
 

@@ -79,12 +79,15 @@ local function run()
   result.offset_encoding = client.offset_encoding
 
   -- 2. hover on a warning, at the position the test gives (UTF-16 units, as negotiated)
-  local hover = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
-    textDocument = vim.lsp.util.make_text_document_params(bufnr),
-    position = { line = tonumber(env('E2E_WARN_LINE')), character = tonumber(env('E2E_HOVER_CHAR_INITIAL')) },
-  }, 10000)
-  local hres = hover and hover[client_id] and hover[client_id].result
-  result.hover = hres and hres.contents and hres.contents.value or vim.NIL
+  local function hover_at(line, character)
+    local answers = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
+      textDocument = vim.lsp.util.make_text_document_params(bufnr),
+      position = { line = tonumber(line), character = tonumber(character) },
+    }, 10000)
+    local answer = answers and answers[client_id] and answers[client_id].result
+    return answer and answer.contents and answer.contents.value or vim.NIL
+  end
+  result.hover = hover_at(env('E2E_WARN_LINE'), env('E2E_HOVER_CHAR_INITIAL'))
   result.steps.hover_ms = ms()
 
   -- 3. quick fix on the finding the test names: the code actions for its diagnostic
@@ -127,12 +130,7 @@ local function run()
   reconfigure({ targetVersion = env('E2E_VERSION') })
   result.version_applied = vim.wait(20000, has_message(bufnr, env('E2E_VERSION_MARK')), 50)
   result.steps.version_ms = ms()
-  local hover2 = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
-    textDocument = vim.lsp.util.make_text_document_params(bufnr),
-    position = { line = tonumber(env('E2E_HOVER_LINE')), character = tonumber(env('E2E_HOVER_CHAR')) },
-  }, 10000)
-  local h2 = hover2 and hover2[client_id] and hover2[client_id].result
-  result.hover_after_version = h2 and h2.contents and h2.contents.value or vim.NIL
+  result.hover_after_version = hover_at(env('E2E_HOVER_LINE'), env('E2E_HOVER_CHAR'))
 
   reconfigure({ targetVersion = env('E2E_VERSION'), backend = env('E2E_BACKEND_ID') })
   result.backend_applied = vim.wait(20000, count_is(bufnr, tonumber(env('E2E_COUNT_AFTER_BACKEND'))), 50)
