@@ -196,8 +196,11 @@ class Session:
 
     async def hover(self, uri: str, line: int, character: int) -> tuple:
         """(seconds, hover result or None)."""
-        request = self.client.text_document_hover_async(
-            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character))
+        # send_request_async writes at once; text_document_hover_async is a coroutine that
+        # writes only when awaited, so `writer.last` would be the previous message's time.
+        request = self.client.protocol.send_request_async(
+            types.TEXT_DOCUMENT_HOVER,
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character)),
         )
         sent = self.writer.last
         result = await asyncio.wait_for(request, 30)

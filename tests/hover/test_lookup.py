@@ -118,3 +118,77 @@ def test_function_index_finds_the_innermost_function():
     text = "def a():\n    def b():\n        x = 1\n    y = 2\nclass C:\n    def m(self):\n        pass\nz = 3\n"
     index = FunctionIndex(function_ranges(analyze(text)))
     assert [index.name_at(line) for line in range(8)] == ["a", "a.b", "a.b", "a", "<module>", "C.m", "C.m", "<module>"]
+
+
+NESTED = '''import torch
+import torch.nn as nn
+
+
+def deco(f):
+    return f
+
+
+class Outer(nn.Module):
+    scale = torch.ones(1)
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.zeros(3)
+        self.act = nn.GELU()
+        self.s = scale  # a class-level name: not visible in a method when it runs
+
+        class Inner:
+            def m(self):
+                self.k = torch.ones(2)
+                return self.k.view(-1)
+
+        self.inner = Inner()
+
+    @deco
+    def forward(self, x, f=lambda t: t.view(-1)):
+        y = self.w.view(-1) + x.flatten()
+        g = lambda z: torch.cat([z, self.w])
+
+        def helper(v):
+            return v.view(1) if (n := torch.numel(v)) else self.act(v)
+
+        return helper(y), g(y), f(x), self.scale.view(1), self.s.view(1)
+
+
+def top(x):
+    return torch.cat([x]).view(-1)
+'''
+
+
+def test_name_at_walks_less_but_answers_as_a_full_walk(knowledge, monkeypatch):
+    """name_at skips definitions the cursor is not in, collects self attributes only when asked
+    and stops at the first name; at every position it must name what a walk of the whole chunk
+    with the checks' scope rules names."""
+    from msport.analysis import lookup
+    from msport.analysis.names import ScopeVisitor
+
+    class FullWalk(lookup._Finder):
+        visit_FunctionDef = visit_AsyncFunctionDef = ScopeVisitor.visit_FunctionDef
+        visit_ClassDef = ScopeVisitor.visit_ClassDef
+        visit_Lambda = ScopeVisitor.visit_Lambda
+        _collect_self_attributes = ScopeVisitor._collect_self_attributes
+
+    texts = [NESTED, TEXT] + [(EXAMPLES / name).read_text(encoding="utf-8") for name in ("yolox_head.py", "resnet_block.py")]
+    resolved = 0
+    for text in texts:
+        result = analyze(text)
+        positions = [(line, col) for line, content in enumerate(result.source.lines) for col in range(len(content) + 1)]
+        fast = [name_at(result, knowledge, line, col) for line, col in positions]
+        with monkeypatch.context() as patch:
+            patch.setattr(lookup, "_Finder", FullWalk)
+            full = [name_at(result, knowledge, line, col) for line, col in positions]
+        assert fast == full
+        resolved += sum(1 for found in fast if found is not None and found.qualified)
+    assert resolved > 500  # the comparison covers many resolved names, not only empty answers
+    # Names that need the class's self attributes, from inside nested definitions.
+    result = analyze(NESTED)
+    lines = NESTED.split("\n")
+    for word in ("self.w.view", "self.k.view"):
+        line = next(i for i, text in enumerate(lines) if word in text)
+        col = lines[line].index(word) + len(word) - 1
+        assert name_at(result, knowledge, line, col).qualified == "torch.Tensor.view", word

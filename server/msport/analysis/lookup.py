@@ -5,6 +5,12 @@ use, so a hover on ``x.view`` or on ``msel`` names exactly what the diagnostics 
 name comes from an import msport cannot follow (a relative import, another module of the
 project), it says so, and the server may ask jedi; ``public_name`` turns what jedi finds
 (``torch.nn.modules.conv.Conv2d``) back into the public name the rules use (``torch.nn.Conv2d``).
+
+A hover costs the definitions around the cursor, not the whole class or file: the walk skips
+the bodies of functions, classes and lambdas the cursor is not in (each has its own scope, so
+what they bind is invisible at the cursor), collects a class's ``self.x = ...`` facts only if
+the name under the cursor asks for one, and stops at the first name found. The answer is the
+same as a walk of the whole chunk (tests/hover/test_lookup.py compares them at every position).
 """
 
 from __future__ import annotations
@@ -13,12 +19,13 @@ import ast
 import builtins
 import sys
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional
+from collections.abc import MutableMapping
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 from ..knowledge.index import KnowledgeBase
 from .engine import AnalysisResult
 from .findings import Finding, Span
-from .names import ScopeVisitor
+from .names import Scope, ScopeVisitor
 from .source import cp_to_utf8
 from .spans import attribute_name_span, node_span
 
@@ -45,6 +52,41 @@ class NameAt:
     foreign: Optional[str] = None
 
 
+class _Found(Exception):
+    """Ends the walk: the name under the cursor is known."""
+
+
+class _LazyAttributes(MutableMapping):
+    """A class's ``self.x = ...`` facts, collected on first use: most hovers are on names that
+    never ask (``torch.cat``), and collecting walks every method of the class."""
+
+    def __init__(self, collect: Callable[[], Dict[str, Any]]):
+        self._collect: Optional[Callable[[], Dict[str, Any]]] = collect
+        self._values: Dict[str, Any] = {}
+
+    @property
+    def collected(self) -> Dict[str, Any]:
+        if self._collect is not None:
+            collect, self._collect = self._collect, None
+            self._values = collect()
+        return self._values
+
+    def __getitem__(self, key: str) -> Any:
+        return self.collected[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.collected[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.collected[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.collected)
+
+    def __len__(self) -> int:
+        return len(self.collected)
+
+
 class _Finder(ScopeVisitor):
     def __init__(self, result: AnalysisResult, knowledge: KnowledgeBase, line: int, byte_col: int, foreign: Callable[[str], Optional[str]]):
         super().__init__(result.context, knowledge)
@@ -56,6 +98,53 @@ class _Finder(ScopeVisitor):
         start = (node.lineno, node.col_offset)
         end = (node.end_lineno, node.end_col_offset)
         return start <= (self.line, self.byte_col) <= end
+
+    def _found(self, qualified: Optional[str], node: ast.AST, attribute_only: bool, foreign: Optional[str]) -> None:
+        self.found = (qualified, node, attribute_only, foreign)
+        raise _Found
+
+    # A definition the cursor is not in: only what it evaluates in the enclosing scope
+    # (decorators, defaults, annotations, bases) is walked; its body binds nothing outside.
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if self._covers(node):
+            super().visit_FunctionDef(node)
+            return
+        for expr in node.decorator_list:
+            self.visit(expr)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self._covers(node):
+            super().visit_ClassDef(node)
+            return
+        for expr in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(expr)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        if self._covers(node):
+            super().visit_Lambda(node)
+
+    def _collect_self_attributes(self, node: ast.ClassDef) -> Dict[str, Any]:
+        # Collected later, exactly as now: from a fresh scope like the class's (still empty
+        # when the base class collects) under the same enclosing scopes and class stack.
+        class_scope = self.scope
+        if class_scope.values or class_scope.parent is None:
+            return super()._collect_self_attributes(node)  # not the state this relies on
+        stack = list(self.class_stack)
+
+        def collect() -> Dict[str, Any]:
+            saved = self.scope, self.class_stack
+            self.scope, self.class_stack = Scope(parent=class_scope.parent), stack
+            try:
+                return ScopeVisitor._collect_self_attributes(self, node)
+            finally:
+                self.scope, self.class_stack = saved
+
+        return _LazyAttributes(collect)
 
     def _root(self, node: ast.AST) -> Optional[ast.Name]:
         while isinstance(node, ast.Attribute):
@@ -78,8 +167,7 @@ class _Finder(ScopeVisitor):
                 qualified = self.qualified(node)
                 foreign = self._foreign(node, qualified)
                 if qualified or foreign:
-                    self.found = (qualified, node, True, foreign)
-                    return
+                    self._found(qualified, node, True, foreign)
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -87,12 +175,12 @@ class _Finder(ScopeVisitor):
             qualified = self.qualified(node)
             foreign = self._foreign(node, qualified)
             if qualified or foreign:
-                self.found = (qualified, node, False, foreign)
+                self._found(qualified, node, False, foreign)
 
     def _visit_alias(self, node: ast.alias, qualified: Optional[str], foreign: Optional[str]) -> None:
         # Names in import statements: `from torch import masked_select as msel`.
         if self.found is None and hasattr(node, "lineno") and self._covers(node):
-            self.found = (qualified, node, False, foreign)
+            self._found(qualified, node, False, foreign)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
@@ -175,7 +263,10 @@ def name_at(result: AnalysisResult, knowledge: KnowledgeBase, line: int, col: in
         rel = line - item.chunk.start
         text_line = result.source.line(line)
         finder = _Finder(result, knowledge, rel + 1, cp_to_utf8(text_line, col), _foreign_test(result, knowledge))
-        finder.visit(item.tree)
+        try:
+            finder.visit(item.tree)
+        except _Found:
+            pass
         if finder.found is None:
             return None
         qualified, node, attribute_only, foreign = finder.found

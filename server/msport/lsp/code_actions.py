@@ -17,10 +17,8 @@ from ..analysis.findings import Edit, Safety, Span
 from ..analysis.fixes import fix_all, has_eligible_fix
 from ..analysis.source import Source, from_encoding
 from ..analysis.suppression_edits import ignore_in_file, ignore_on_line
+from .capabilities import FIX_ALL
 from .convert import to_diagnostic, to_range
-
-FIX_ALL = "source.fixAll.msport"
-KINDS = [types.CodeActionKind.QuickFix, FIX_ALL]
 
 
 def wants(only: Optional[Sequence[str]], kind: str) -> bool:

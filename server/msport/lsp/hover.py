@@ -1,8 +1,12 @@
 """Hover: the card for the API or the finding under the cursor.
 
-Cards are lookups (knowledge/cards.py). The first hover loads the snapshots of the real
-packages, so cards are built on a worker thread, never on the event loop. jedi is asked only
-for names imported from project modules msport cannot follow (see jedi_fallback.py).
+Cards are lookups (knowledge/cards.py) in data the server loads after ``initialized`` (the
+rules, and the snapshots of the real packages), and the name under the cursor costs a walk of
+the definitions around it (analysis/lookup.py): well under a millisecond, so the local card is
+built on the event loop. A hand-off to a worker thread would cost more than that whenever the
+analysis thread is busy: each switch back waits for the GIL (up to 5 ms). jedi, which can take
+seconds, is asked on its own thread, and only for names imported from project modules msport
+cannot follow (see jedi_fallback.py).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ async def hover_text(
     roots: Sequence[str],
 ) -> Tuple[Optional[str], Optional[Span]]:
     """(Markdown, span it is about) for the position, or (None, None)."""
-    text, span, found = await asyncio.to_thread(_local_cards, knowledge, result, settings, line, col)
+    text, span, found = _local_cards(knowledge, result, settings, line, col)
     if text or found is None or not found.foreign:
         return text, span
     if not jedi_fallback.is_project_module(found.foreign, path, roots):

@@ -31,8 +31,6 @@ from .convert import to_diagnostic
 if TYPE_CHECKING:
     from .server import MsportServer
 
-COMMAND = "msport.scanWorkspace"
-
 
 @dataclass
 class FileReport:
