@@ -33,3 +33,26 @@ def analyze():
 
 def msport_command():
     return [sys.executable, "-m", "msport"]
+
+
+def _editor_like_client():
+    """pytest-lsp's test client, also answering client/registerCapability as editors do (msport
+    asks them to watch TOML files); the registrations are kept in ``client.registrations``."""
+    from lsprotocol import types
+    from pytest_lsp.client import make_test_lsp_client
+
+    client = make_test_lsp_client()
+    client.registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
+    return client
+
+
+def msport_server(*args: str):
+    """The pytest-lsp configuration that starts ``msport serve`` (with *args*)."""
+    from pytest_lsp import ClientServerConfig
+
+    return ClientServerConfig(server_command=[*msport_command(), "serve", *args], client_factory=_editor_like_client)

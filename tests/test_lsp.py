@@ -4,16 +4,14 @@ Two client profiles: VS Code 1.65 (push diagnostics, UTF-16 positions) and Neovi
 diagnostics, UTF-8 positions: its spec lists utf-8 first)."""
 
 import asyncio
-import sys
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, msport_server
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+SERVER = msport_server()
 
 TEXT = (
     "import torch\n"
@@ -56,6 +54,13 @@ async def pull(client, uri=URI):
         types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     return report.items
+
+
+async def eventually(predicate, seconds=10):
+    for _ in range(int(seconds / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
 
 
 def codes(diagnostics):
@@ -262,7 +267,7 @@ async def test_utf8_positions_for_neovim(neovim: LanguageClient):
     assert cat.range.start.character == len(line[: line.index("torch.cat")].encode("utf-8"))
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve", "--stdio"]))
+@pytest_lsp.fixture(config=msport_server("--stdio"))
 async def helix_like(lsp_client: LanguageClient):
     # `--stdio` as vscode-languageclient passes it; settings under "msport" as Helix sends them.
     await start(lsp_client, "neovim@v0.11.0", options={"msport": {"ignore": ["MS103"]}})
@@ -293,3 +298,43 @@ async def test_a_setting_removed_in_the_editor_goes_away(neovim: LanguageClient)
             break
         await asyncio.sleep(0.05)
     assert "MS103" in codes(await pull(neovim))
+
+
+FORK_RULE = '''
+[[api]]
+torch = "torch.cat"
+status = "missing"
+note = "our MindSpore fork has no cat kernel; call team_ops.concat instead"
+'''
+
+
+async def test_extend_rules_and_edits_of_rule_files(vscode: LanguageClient, tmp_path):
+    """The user's rule files (extend-rules in pyproject.toml) shape the diagnostics; when one
+    changes, the client's file watcher makes the server recompute them; a broken one is named."""
+    rules = tmp_path / "team.toml"
+    rules.write_text(FORK_RULE, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.msport]\nextend-rules = ["team.toml"]\n', encoding="utf-8")
+    model = tmp_path / "model.py"
+    model.write_text(TEXT, encoding="utf-8")
+    uri = model.as_uri()
+    open_doc(vscode, uri=uri)
+
+    def cat(diagnostics):
+        return [d for d in diagnostics if d.data["torch_api"] == "torch.cat"]
+
+    diags = await wait_push(vscode, uri, lambda d: bool(cat(d)))
+    (found,) = cat(diags)
+    assert found.code == "MS101" and "team_ops.concat" in found.message
+    await eventually(lambda: vscode.registrations)  # sent after the configuration is read
+    (watch,) = [r for r in vscode.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert [w["globPattern"] for w in watch.register_options["watchers"]] == ["**/*.toml"]
+
+    rules.write_text("[[api]\ntorch = ", encoding="utf-8")
+    vscode.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=rules.as_uri(), type=types.FileChangeType.Changed)]
+    ))
+    diags = await wait_push(vscode, uri, lambda d: any(x.code == "MS103" for x in cat(d)))
+    assert not any("team_ops" in d.message for d in diags)
+    await eventually(lambda: any(str(rules) in m.message for m in vscode.messages))
+    (message,) = [m for m in vscode.messages if str(rules) in m.message]
+    assert "invalid TOML" in message.message and message.type == types.MessageType.Warning

@@ -13,9 +13,11 @@ import sys
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+from conftest import msport_server
+
+SERVER = msport_server()
 URI = "file:///tmp/msport_startup_test/model.py"
 TEXT = "import torch\n\n\ndef f(x):\n    return torch.cat([x, x], 1)\n"
 

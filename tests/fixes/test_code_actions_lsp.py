@@ -3,16 +3,17 @@ for diagnostics, "Ignore CODE on this line / in this file", and source.fixAll.ms
 save). Every returned edit is applied the way an editor would and the result checked."""
 
 import asyncio
-import sys
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
+
+from conftest import msport_server
 
 from msport.analysis import Settings
 from msport.analysis.fixes import fix_all
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+SERVER = msport_server()
 URI = "file:///tmp/msport_code_actions/model.py"
 TEXT = (
     "import torch\n"

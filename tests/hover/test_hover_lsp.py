@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
+
+from conftest import msport_server
 
 from msport.analysis import Settings, analyze
 from msport.analysis.api_uses import api_uses
@@ -20,7 +22,7 @@ from msport.knowledge import default_knowledge
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+SERVER = msport_server()
 
 
 @pytest_lsp.fixture(config=SERVER)

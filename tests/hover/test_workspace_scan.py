@@ -2,14 +2,15 @@
 workspace/diagnostic for pull clients, over files that are not open."""
 
 import os
-import sys
 import textwrap
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient, client_capabilities
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "msport", "serve"])
+from conftest import msport_server
+
+SERVER = msport_server()
 
 
 def make_workspace(root):

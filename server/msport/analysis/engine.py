@@ -246,7 +246,8 @@ class Analyzers:
     of the user's rule files gets its own analyzer (its caches hold findings made with those
     rules), and the bundled rules alone are the default. Safe to share between threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache_size: int = 20_000) -> None:
+        self.cache_size = cache_size
         self._default: Optional[Analyzer] = None
         self._extended = LRU(4)  # id(knowledge) -> (knowledge, Analyzer)
         self._lock = threading.Lock()
@@ -255,7 +256,7 @@ class Analyzers:
     def default(self) -> Analyzer:
         with self._lock:
             if self._default is None:
-                self._default = Analyzer()
+                self._default = Analyzer(cache_size=self.cache_size)
             return self._default
 
     def for_settings(self, settings: Settings) -> Analyzer:
@@ -265,7 +266,7 @@ class Analyzers:
         with self._lock:
             cached = self._extended.get(id(knowledge))
             if cached is None or cached[0] is not knowledge:
-                cached = (knowledge, Analyzer(knowledge))
+                cached = (knowledge, Analyzer(knowledge, cache_size=self.cache_size))
                 self._extended.put(id(knowledge), cached)
             return cached[1]
 

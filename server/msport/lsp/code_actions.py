@@ -85,7 +85,7 @@ async def _fix_all_action(ls, analysis, uri: str) -> Optional[types.CodeAction]:
     result = analysis.result
     text = result.source.text
     outcome = await asyncio.get_running_loop().run_in_executor(
-        ls._executor, lambda: fix_all(text, analysis.settings, ls.analyzer, _path(uri)))
+        ls._executor, lambda: fix_all(text, analysis.settings, ls.analyzer_for(analysis.settings), _path(uri)))
     doc = ls.documents.get(uri)
     if not outcome.changed or doc is None or doc.version != analysis.version:
         return None  # nothing to do, or the user typed on meanwhile: a stale edit would corrupt

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import threading
@@ -36,7 +37,7 @@ from .capabilities import CODE_ACTION_KINDS, SCAN_COMMAND
 from .protocol import MsportProtocol, is_parse_error
 
 if TYPE_CHECKING:
-    from ..analysis.engine import AnalysisResult, Analyzer
+    from ..analysis.engine import AnalysisResult, Analyzer, Analyzers
     from ..analysis.settings import Settings
     from .documents import DocumentStore
     from .workspace_scan import WorkspaceScanner
@@ -69,7 +70,7 @@ class MsportServer(LanguageServer):
         #: settings, so an analysis still running under the old settings when they change must
         #: not be stored or published as current: it would overwrite the newer result.
         self.generation = 0
-        self._analyzer: Optional[Analyzer] = None
+        self._analyzers: Optional[Analyzers] = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="msport-analysis")
         self.editor_settings: Dict[str, Any] = {}
         #: From initializationOptions; workspace/configuration answers are laid over these, and
@@ -116,12 +117,26 @@ class MsportServer(LanguageServer):
 
     # -- state (created on first use: see the module docstring) -----------------------
     @property
-    def analyzer(self) -> Analyzer:
-        if self._analyzer is None:
-            from ..analysis.engine import Analyzer
+    def analyzers(self) -> Analyzers:
+        if self._analyzers is None:
+            from ..analysis.engine import Analyzers
 
-            self._analyzer = Analyzer()
-        return self._analyzer
+            self._analyzers = Analyzers()
+        return self._analyzers
+
+    @property
+    def analyzer(self) -> Analyzer:
+        """The analyzer of the bundled rules (without the user's extend-rules files)."""
+        return self.analyzers.default
+
+    def analyzer_for(self, settings: Settings) -> Analyzer:
+        """The analyzer for *settings*: the bundled rules plus the extend-rules files, whose
+        problems (file, entry, field) are shown once each."""
+        analyzer = self.analyzers.for_settings(settings)
+        if analyzer is not self.analyzer:
+            for problem in analyzer.knowledge.problems:
+                self._show_once(f"rule file: {problem}; msport's own rule is used for that API", types.MessageType.Warning)
+        return analyzer
 
     @property
     def documents(self) -> DocumentStore:
@@ -187,14 +202,15 @@ class MsportServer(LanguageServer):
         if inflight is None or inflight[0] != key or inflight[1].cancelled():
             settings = self.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else uri
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, doc.text, settings, path)
+            analyzer = self.analyzer_for(settings)
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, analyzer, doc.text, settings, path)
             inflight = (key, asyncio.ensure_future(self._finish(uri, key, settings, future)))
             self._inflight[uri] = inflight
         return await asyncio.shield(inflight[1])
 
-    def _run(self, text: str, settings: Settings, path: Optional[str]) -> Optional[AnalysisResult]:
+    def _run(self, analyzer: Analyzer, text: str, settings: Settings, path: Optional[str]) -> Optional[AnalysisResult]:
         try:
-            return self.analyzer.analyze(text, settings, path)
+            return analyzer.analyze(text, settings, path)
         except Exception as exc:  # a bug in a check must not take the server down
             log.exception("analysis failed for %s", path)
             self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
@@ -262,6 +278,20 @@ class MsportServer(LanguageServer):
             for doc in self.documents:
                 self.schedule(doc.uri)
 
+    async def watch_rule_files(self) -> None:
+        """Ask the client to report changes of TOML files (pyproject.toml, extend-rules files):
+        the diagnostics of open documents are then recomputed instead of waiting for an edit."""
+        caps = self.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if not (watched and watched.dynamic_registration):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern="**/*.toml")])
+        registration = types.Registration(id="msport-toml", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+        try:
+            await asyncio.wait_for(self.client_register_capability_async(types.RegistrationParams(registrations=[registration])), timeout=5)
+        except Exception as exc:  # the diagnostics then follow the next edit instead
+            log.warning("client/registerCapability for TOML files failed: %r", exc)
+
     async def load_configuration(self) -> None:
         caps = self.client_capabilities.workspace
         if caps is not None and caps.configuration:
@@ -317,7 +347,11 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
     await loop.run_in_executor(ls._executor, lambda: ls.analyzer)  # the property loads the rules
     for problem in ls.analyzer.knowledge.problems:
         ls._show_once(f"rule data: {problem}", types.MessageType.Error)
+    # The rules are ~10^5 objects that live as long as the server: out of the collector's
+    # reach, a full collection during an edit takes ~5 ms instead of ~45 ms on 7,000 lines.
+    gc.freeze()
     await ls.load_configuration()
+    await ls.watch_rule_files()
     # The snapshots the hover cards read (70 ms): on the analysis thread, but after the first
     # analyses, which were waiting for the configuration and are queued first by call_soon.
     loop.call_soon(loop.run_in_executor, ls._executor, default_history)
@@ -330,6 +364,12 @@ async def did_change_configuration(ls: MsportServer, params: types.DidChangeConf
         ls.editor_settings = {**ls.initial_settings, **settings["msport"]}
     await ls.load_configuration()
     ls.refresh_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: MsportServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if any(change.uri.endswith(".toml") for change in params.changes):
+        ls.refresh_all()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -425,7 +465,7 @@ async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.H
     line = params.position.line
     col = from_encoding(source.line(line), params.position.character, ls.encoding)
     path = to_fs_path(uri) if uri.startswith("file:") else None
-    text, span = await hover_text(ls.analyzer.knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
+    text, span = await hover_text(ls.analyzer_for(analysis.settings).knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
     if text is None:
         return None
     return types.Hover(

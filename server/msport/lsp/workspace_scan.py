@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..analysis.engine import Analyzer
+from ..analysis.engine import Analyzers
 from ..scan import project_files, scan_file
 from .convert import to_diagnostic
 
@@ -115,16 +115,10 @@ class WorkspaceScanner:
     def __init__(self, ls: "MsportServer"):
         self.ls = ls
         self.reports: Dict[str, FileReport] = {}
-        self._analyzer: Optional[Analyzer] = None
+        # Its own analyzers with small caches: a scan of a large workspace must not evict the
+        # chunks of the documents being edited from the editor's.
+        self.analyzers = Analyzers(cache_size=2_000)
         self._lock = asyncio.Lock()
-
-    @property
-    def analyzer(self) -> Analyzer:
-        # Its own small caches: a scan of a large workspace must not evict the chunks of the
-        # documents being edited from the editor's analyzer.
-        if self._analyzer is None:
-            self._analyzer = Analyzer(self.ls.analyzer.knowledge, cache_size=2_000)
-        return self._analyzer
 
     def roots(self) -> List[str]:
         folders = [to_fs_path(f.uri) for f in self.ls.workspace.folders.values()]
@@ -188,7 +182,7 @@ class WorkspaceScanner:
         known = self.reports.get(uri)
         if known is not None and known.stamp == stamp:
             return known
-        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzer, path, str(path), settings)
+        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzers.for_settings(settings), path, str(path), settings)
         diagnostics: List[types.Diagnostic] = []
         if scanned.result is not None:
             source = scanned.result.source
