@@ -4,6 +4,7 @@ Two client profiles: VS Code 1.65 (push diagnostics, UTF-16 positions) and Neovi
 diagnostics, UTF-8 positions: its spec lists utf-8 first)."""
 
 import asyncio
+from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
@@ -338,3 +339,17 @@ async def test_extend_rules_and_edits_of_rule_files(vscode: LanguageClient, tmp_
     await eventually(lambda: any(str(rules) in m.message for m in vscode.messages))
     (message,) = [m for m in vscode.messages if str(rules) in m.message]
     assert "invalid TOML" in message.message and message.type == types.MessageType.Warning
+
+
+async def test_relative_extend_rules_from_the_editor_are_the_workspace_folders(vscode: LanguageClient, tmp_path):
+    root = Path("/tmp/msport_lsp_test")  # the fixture's root_uri
+    root.mkdir(exist_ok=True)
+    (root / "editor-team-rules.toml").write_text(FORK_RULE.replace("team_ops.concat", "editor_ops.concat"), encoding="utf-8")
+    vscode.set_configuration({"extendRules": ["editor-team-rules.toml"]}, section="msport")
+    vscode.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    model = tmp_path / "model.py"
+    model.write_text(TEXT, encoding="utf-8")
+    open_doc(vscode, uri=model.as_uri())
+    # (A first publication may predate the configuration change: wait for the one after it.)
+    diags = await wait_push(vscode, model.as_uri(), lambda d: any("editor_ops.concat" in x.message for x in d))
+    assert [d.code for d in diags if d.data["torch_api"] == "torch.cat"] == ["MS101"]

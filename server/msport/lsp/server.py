@@ -175,7 +175,8 @@ class MsportServer(LanguageServer):
         if path:
             settings, _ = settings_for(Path(path), known_codes=known)
         if self.editor_settings:
-            settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known)
+            # Relative paths in editor settings (extendRules) are the workspace folder's.
+            settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
         for problem in settings.problems:
             self._show_once(str(problem), types.MessageType.Warning)
         return settings
