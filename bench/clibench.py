@@ -1,8 +1,12 @@
 """Command-line throughput: msport check, PaConvert and TorchFix on the same tree.
 
-Throughput is lines of Python per CPU-second, CPU being user + system time of the tool and every
-process it waited for (``resource.getrusage(RUSAGE_CHILDREN)``), so a tool that fans out over
-both cores is charged for both and the figure does not depend on the machine's other load.
+Two figures per run. Lines of Python per CPU-second, CPU being user + system time of the tool and
+every process it waited for (``resource.getrusage(RUSAGE_CHILDREN)``), so a tool that fans out
+over all cores is charged for all of them and the figure depends little on the machine's other
+load. And lines per wall-clock second, what a user waits for: there a tool that uses every core
+(msport and TorchFix by default) gains over one that does not, and other load on a shared machine
+costs. msport runs twice: with its default (a worker per usable CPU) and with ``-j 1`` (in one
+process), to show what the workers buy.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ class CliRun:
     def lines_per_cpu_second(self) -> float:
         return self.lines / self.cpu if self.cpu > 0 else float("nan")
 
+    @property
+    def lines_per_wall_second(self) -> float:
+        return self.lines / self.wall if self.wall > 0 else float("nan")
+
 
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -52,11 +60,12 @@ def run_tool(tool: str, command: Sequence[str], tree: Path, log: Path, ok_codes=
 
 
 def commands(tool: Callable[[str], str], tree: Path, work: Path) -> Dict[str, List[str]]:
-    """The three command lines; *tool* resolves an executable's name to its path."""
+    """The command lines, by tool; *tool* resolves an executable's name to its path."""
     out = work / "paconvert-out"
     shutil.rmtree(out, ignore_errors=True)
     return {
-        "msport check": [tool("msport"), "check", str(tree)],
+        "msport check": [tool("msport"), "check", str(tree)],  # a worker per usable CPU
+        "msport check -j 1": [tool("msport"), "check", "-j", "1", str(tree)],
         # PaConvert's default mode (converts, then formats its output with black and isort).
         "PaConvert": [tool("paconvert"), "-i", str(tree), "-o", str(out), "--log_level", "WARNING"],
         # TorchFix's CLI in check mode with its default rule selection, one job per core.

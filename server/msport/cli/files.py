@@ -1,12 +1,17 @@
-"""Finding the Python files to check and reading them whatever their encoding."""
+"""Finding the Python files to check, with the settings that govern each, and reading them
+whatever their encoding. Shared by ``msport check`` and ``msport report``."""
 
 from __future__ import annotations
 
 import io
 import os
+import sys
 import tokenize
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ..analysis.settings import Settings
+from ..config import settings_for
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -16,7 +21,18 @@ SKIPPED_DIRS = frozenset({
 
 
 def python_files(paths: List[Path]) -> Iterator[Path]:
-    """*paths* themselves (files) and the .py/.pyi files below them (directories), sorted."""
+    """*paths* themselves (files) and the .py/.pyi files below them (directories), sorted; a file
+    reached twice (``msport check src src/a.py``, a symlink) only the first time, so that
+    ``--fix`` never has two workers rewrite it at once."""
+    seen = set()
+    for path in _candidates(paths):
+        real = path.resolve()
+        if real not in seen:
+            seen.add(real)
+            yield path
+
+
+def _candidates(paths: List[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
             for root, dirs, files in os.walk(path):
@@ -26,6 +42,37 @@ def python_files(paths: List[Path]) -> Iterator[Path]:
                         yield Path(root) / name
         else:
             yield path
+
+
+def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Optional[Settings]:
+    """The settings the command-line flags give, or None, after saying why on stderr, when a
+    flag's value is wrong or a path does not exist (exit status 2)."""
+    settings = Settings().merged(flags, "command line", known)
+    for problem in settings.problems:
+        print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing and not settings.problems:
+        print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+    return None if settings.problems or missing else settings
+
+
+def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Tuple[List[Tuple[Path, Settings]], bool]:
+    """The files under *paths* that no ``exclude`` leaves out, each with its settings (the nearest
+    pyproject.toml, then the flags); and whether a configuration file had a problem. Each problem
+    is printed once, however many files it governs."""
+    files: List[Tuple[Path, Settings]] = []
+    reported = set()
+    for path in python_files(list(paths)):
+        settings, _ = settings_for(path.resolve(), known_codes=known)
+        if flags:
+            settings = settings.merged(flags, "command line", known)
+        for problem in settings.problems:
+            if problem not in reported:
+                reported.add(problem)
+                print(f"msport: configuration error: {problem}", file=sys.stderr)
+        if not settings.is_excluded(path.as_posix()):
+            files.append((path, settings))
+    return files, bool(reported)
 
 
 def read_source(path: Path) -> Tuple[str, str]:

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import io
-import sys
 import tokenize
 from pathlib import Path
-from typing import Tuple
+from typing import List, Tuple
 
 from ..analysis.fixes import fix_all
 
 
-def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bool) -> Tuple[str, int]:
+def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bool) -> Tuple[str, int, List[str]]:
     """Apply every eligible fix to the file's *text* and write it back when it changed;
-    (the new text, how many fixes were applied)."""
+    (the new text, how many fixes were applied, warnings for stderr)."""
     outcome = fix_all(text, settings, analyzer, display, unsafe=unsafe)
-    for rejected in outcome.rejected:
-        print(f"msport: warning: {display}:{rejected.line + 1}: left {rejected.code} unfixed: "
-              f"'{rejected.title}' would not parse here", file=sys.stderr)
+    warnings = [
+        f"msport: warning: {display}:{rejected.line + 1}: left {rejected.code} unfixed: '{rejected.title}' would not parse here"
+        for rejected in outcome.rejected
+    ]
     if not outcome.changed:
-        return text, 0
+        return text, 0, warnings
     data = path.read_bytes()
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -29,7 +29,7 @@ def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bo
     try:
         encoded = outcome.text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
     except UnicodeEncodeError:
-        print(f"msport: warning: {display}: fixes not written: the result cannot be encoded as {encoding}", file=sys.stderr)
-        return text, 0
+        warnings.append(f"msport: warning: {display}: fixes not written: the result cannot be encoded as {encoding}")
+        return text, 0, warnings
     path.write_bytes((b"\xef\xbb\xbf" if bom and not encoded.startswith(b"\xef\xbb\xbf") else b"") + encoded)
-    return outcome.text, len(outcome.applied)
+    return outcome.text, len(outcome.applied), warnings

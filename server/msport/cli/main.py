@@ -1,15 +1,19 @@
-"""``msport`` command line. Exit status: 0 nothing found, 1 findings, 2 usage or configuration error."""
+"""``msport`` command line. Exit status: 0 nothing found, 1 findings, 2 usage or configuration error
+(or a file that could not be read or checked), 130 interrupted (Ctrl-C)."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 from .. import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # what a shell reports for a program stopped by Ctrl-C (128 + SIGINT)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes to the files, then report what is left")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix: apply the unsafe fixes too")
+    _add_jobs_flag(check)
     _add_setting_flags(check)
 
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
@@ -45,8 +50,33 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=("html", "md", "csv", "json"), help="default: from the -o file's extension, else md")
     report.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
     report.add_argument("--source-url", metavar="TEMPLATE", help="link lines to e.g. https://git.example.com/repo/blob/main/{path}#L{line}")
+    _add_jobs_flag(report)
     _add_setting_flags(report)
     return parser
+
+
+def _add_jobs_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, metavar="N",
+        help="check files in N worker processes side by side (default: one per usable CPU; 1: all in this process)",
+    )
+
+
+def _jobs(value: str) -> int:
+    # argparse turns this error into "argument -j/--jobs: ..." and exit status 2.
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number of processes, got {value!r}")
+    return jobs
+
+
+def _jobs_or_default(args: argparse.Namespace) -> int:
+    from .parallel import usable_cpus
+
+    return args.jobs or usable_cpus()
 
 
 def _add_setting_flags(parser: argparse.ArgumentParser, checks: bool = True) -> None:
@@ -71,6 +101,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # `msport check . | head`: the reader left; that is not an error worth a traceback.
         sys.stderr.close()
         return EXIT_CLEAN
+    except KeyboardInterrupt:
+        # The worker processes ignore Ctrl-C and are stopped by now; a traceback would only hide
+        # that what was printed so far is a partial result.
+        print("\nmsport: interrupted: not every file was checked, so the results above are incomplete", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _main(argv: Optional[Sequence[str]] = None) -> int:
@@ -93,72 +128,56 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "report":
         from .report import report
 
-        return report(args.paths, args.format, args.output, _flag_values(args), args.source_url)
+        return report(args.paths, args.format, args.output, _flag_values(args), args.source_url, _jobs_or_default(args))
     return check(args)
 
 
 def check(args: argparse.Namespace) -> int:
     from ..analysis.engine import Analyzer
-    from ..analysis.settings import Settings
-    from ..config import settings_for
-    from .files import python_files, read_source
+    from ..knowledge import default_knowledge
+    from . import parallel
+    from .files import command_line_settings, files_with_settings
     from .output import format_json, format_sarif, format_text, summary
+    from .progress import ProgressBar
+    from .scan import CheckedFile, CheckJob, check_file
 
-    analyzer = Analyzer()
-    known = analyzer.knowledge.codes
+    known = default_knowledge().codes
     flags = _flag_values(args)
-    flag_settings = Settings().merged(flags, "command line", known)
     if args.unsafe_fixes and not args.fix:
         print("msport: error: --unsafe-fixes applies fixes only together with --fix", file=sys.stderr)
         return EXIT_ERROR
-    fixed_count = 0
-    if flag_settings.problems:
-        for problem in flag_settings.problems:
-            print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+    if command_line_settings(args.paths, flags, known) is None:
         return EXIT_ERROR
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
-        return EXIT_ERROR
-
-    reported_problems = set()
-    config_error = False
+    files, error = files_with_settings(args.paths, flags, known)
+    jobs = [CheckJob(path, str(path), settings, args.fix, args.unsafe_fixes, args.format != "text") for path, settings in files]
     results = []
-    files_checked = 0
+    fixed_count = 0
     stream = args.format == "text" and args.output is None
-    for path in python_files(list(args.paths)):
-        settings, _ = settings_for(path.resolve(), known_codes=known)
-        if flags:
-            settings = settings.merged(flags, "command line", known)
-        for problem in settings.problems:
-            config_error = True
-            if problem not in reported_problems:
-                reported_problems.add(problem)
-                print(f"msport: configuration error: {problem}", file=sys.stderr)
-        display = str(path)
-        if settings.is_excluded(path.as_posix()):
-            continue
-        try:
-            text, note = read_source(path)
-        except OSError as exc:
-            print(f"msport: error: {display}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-            config_error = True
-            continue
-        if note:
-            print(f"msport: warning: {display}: {note}", file=sys.stderr)
-        if args.fix and not note:  # never write back a file whose bytes could not be decoded
-            from .fixing import fix_file
+    bar = ProgressBar(len(jobs))
+    progress = lambda count, index: bar.update(count, jobs[index].display)  # noqa: E731
+    try:
+        with closing(parallel.run(check_file, Analyzer, jobs, _jobs_or_default(args), progress)) as checked_files:
+            for index, checked in checked_files:
+                display = jobs[index].display
+                if isinstance(checked, parallel.WorkerDied):
+                    alone = f"msport check -j 1 {shlex.quote(display)}"
+                    checked = CheckedFile(None, [f"msport: error: {display}: {checked}; `{alone}` checks it alone, in one process"])
+                lines = list(format_text([(display, checked.findings)])) if stream and checked.findings else []
+                if checked.messages or lines:
+                    bar.clear()  # the bar and these lines may share a terminal
+                for message in checked.messages:
+                    print(message, file=sys.stderr)
+                fixed_count += checked.fixes_applied
+                if checked.findings is None:
+                    error = True  # the file is named above; exit status 2
+                    continue
+                results.append((display, checked.findings))
+                if lines:
+                    print("\n".join(lines), flush=True)  # streamed: a pipe sees each file as it is done
+    finally:
+        bar.close()
 
-            text, applied = fix_file(path, text, analyzer, settings, display, args.unsafe_fixes)
-            fixed_count += applied
-        result = analyzer.analyze(text, settings, display)
-        files_checked += 1
-        findings = result.findings if args.format == "text" else result.findings_with_complete_fixes()
-        results.append((display, findings))
-        if stream:
-            for line in format_text([(display, result.findings)]):
-                print(line)
-
+    files_checked = len(results)
     if args.format == "text":
         body = "\n".join(format_text(results)) if not stream else ""
         body = (body + "\n" if body else "") + summary(results, files_checked)
@@ -172,6 +191,7 @@ def check(args: argparse.Namespace) -> int:
         args.output.write_text(body + "\n", encoding="utf-8")
     else:
         print(body)
-    if config_error:
+    if error:
         return EXIT_ERROR
     return EXIT_FINDINGS if any(findings for _, findings in results) else EXIT_CLEAN
+

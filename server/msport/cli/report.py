@@ -9,51 +9,50 @@ from __future__ import annotations
 
 import os
 import sys
-import time
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..analysis.api_uses import api_uses
 from ..analysis.engine import Analyzer
 from ..analysis.outline import FunctionIndex, function_ranges
 from ..analysis.settings import Settings
-from ..config import settings_for
+from ..knowledge import default_knowledge
 from ..knowledge.api_history import default_history
 from ..report.model import FileInput, build_report
 from ..report.writers import FORMATS, render
-from ..scan import project_files, scan_file
+from ..scan import scan_file
+from . import parallel
+from .files import command_line_settings, files_with_settings
+from .progress import ProgressBar
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
 
-class ProgressBar:
-    """A one-line bar on stderr, only when stderr is a terminal and the scan takes a while."""
+@dataclass(frozen=True)
+class ReportJob:
+    path: Path
+    display: str  # relative to the report's root
+    settings: Settings
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, delay: float = 0.3, width: int = 30):
-        self.total, self.stream, self.width = total, stream, width
-        self.enabled = total > 0 and hasattr(stream, "isatty") and stream.isatty()
-        self.start = time.monotonic()
-        self.delay = delay
-        self._last = 0.0
-        self.shown = False
 
-    def update(self, done: int, label: str = "") -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.start < self.delay or (now - self._last < 0.1 and done < self.total):
-            return
-        self._last = now
-        filled = int(self.width * done / self.total)
-        label = label if len(label) <= 40 else "..." + label[-37:]
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} files {label:<40}")
-        self.stream.flush()
-        self.shown = True
+def _worker_state() -> Tuple[Analyzer, Callable[[str], bool]]:
+    history = default_history()
+    is_api = lambda name: (entry := history.entry(name)) is not None and entry[0] != "module"  # noqa: E731
+    return Analyzer(), is_api
 
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * (self.width + 60) + "\r")
-            self.stream.flush()
+
+def scan_for_report(state: Tuple[Analyzer, Callable[[str], bool]], job: ReportJob) -> FileInput:
+    """What the report needs from one file; runs in-process or in a worker (cli/parallel.py)."""
+    analyzer, is_api = state
+    scanned = scan_file(analyzer, job.path, job.display, job.settings)
+    if scanned.result is None:
+        return FileInput(job.display, 0, (), (), None, scanned.error)
+    result = scanned.result
+    functions = FunctionIndex(function_ranges(result))
+    uses = api_uses(result, analyzer.knowledge, job.settings, is_api, functions)
+    return FileInput(job.display, len(result.source.lines), uses, result.findings, functions, scanned.error)
 
 
 def _display_root(paths: List[Path]) -> Path:
@@ -76,55 +75,30 @@ def _linker(root: Path, output: Optional[Path], template: Optional[str]) -> Call
     return link
 
 
-def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags: Dict[str, str], source_url: Optional[str] = None) -> int:
-    analyzer = Analyzer()
-    known = analyzer.knowledge.codes
-    flag_settings = Settings().merged(flags, "command line", known)
-    if flag_settings.problems:
-        for problem in flag_settings.problems:
-            print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
-        return EXIT_ERROR
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags: Dict[str, str], source_url: Optional[str] = None, jobs: int = 1) -> int:
+    knowledge = default_knowledge()
+    flag_settings = command_line_settings(paths, flags, knowledge.codes)
+    if flag_settings is None:
         return EXIT_ERROR
     fmt = fmt or (output.suffix.lstrip(".").lower() if output and output.suffix.lstrip(".").lower() in FORMATS else "md")
     if fmt == "markdown":
         fmt = "md"
-    history = default_history()
-    is_api = lambda name: (entry := history.entry(name)) is not None and entry[0] != "module"  # noqa: E731
     root = _display_root(paths)
-    files = project_files(paths)
-    bar = ProgressBar(len(files))
+    files, _ = files_with_settings(paths, flags, knowledge.codes)  # configuration problems are shown, not fatal
+    work = [ReportJob(path, _relative(path, root), settings) for path, settings in files]
+    report_settings = work[0].settings if work else flag_settings
+    bar = ProgressBar(len(work))
+    progress = lambda count, index: bar.update(count, work[index].display)  # noqa: E731
     inputs: List[FileInput] = []
-    reported = set()
-    report_settings = flag_settings
-    for index, path in enumerate(files):
-        display = _relative(path, root)
-        bar.update(index, display)
-        settings, _ = settings_for(path.resolve(), known_codes=known)
-        if flags:
-            settings = settings.merged(flags, "command line", known)
-        for problem in settings.problems:
-            if problem not in reported:
-                reported.add(problem)
-                bar.close()
-                print(f"msport: configuration error: {problem}", file=sys.stderr)
-        if settings.is_excluded(path.as_posix()):
-            continue
-        if not inputs:
-            report_settings = settings
-        scanned = scan_file(analyzer, path, display, settings)
-        if scanned.result is None:
-            inputs.append(FileInput(display, 0, (), (), None, scanned.error))
-            continue
-        result = scanned.result
-        functions = FunctionIndex(function_ranges(result))
-        uses = api_uses(result, analyzer.knowledge, settings, is_api, functions)
-        inputs.append(FileInput(display, len(result.source.lines), uses, result.findings, functions, scanned.error))
-    bar.update(len(files))
-    bar.close()
-    data = build_report(inputs, analyzer.knowledge, report_settings, root.as_posix())
+    try:
+        with closing(parallel.run(scan_for_report, _worker_state, work, jobs, progress)) as scanned:
+            for index, file_input in scanned:
+                if isinstance(file_input, parallel.WorkerDied):
+                    file_input = FileInput(work[index].display, 0, (), (), None, str(file_input))
+                inputs.append(file_input)
+    finally:
+        bar.close()
+    data = build_report(inputs, knowledge, report_settings, root.as_posix())
     body = render(fmt, data, _linker(root, output, source_url))
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
