@@ -144,7 +144,7 @@ def profile_cli(tree: Path) -> List[str]:
     started, cpu = time.perf_counter(), time.thread_time()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         profile.enable()
-        msport_main(["check", str(tree)])
+        msport_main(["check", "-j", "1", str(tree)])  # workers would escape the profiler
         profile.disable()
     lines = corpus.count_lines(corpus.python_files(tree))
     out = [f"### `msport check` on {tree.name} ({lines:,} lines), in-process, cProfile", ""]

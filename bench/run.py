@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,9 +134,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         tree = clibench.quick_tree(timm, WORK) if args.quick else timm
         for tool, command in clibench.commands(_tool, tree, WORK).items():
             print(f"bench: CLI {tool} on {tree.relative_to(WORK)}", flush=True)
-            slug = tool.split()[0].lower()
+            slug = re.sub(r"[^a-z0-9]+", "-", tool.lower()).strip("-")
             cli[tool] = clibench.run_tool(tool, command, tree, WORK / "logs" / f"cli-{slug}.log")
-            print(f"  {cli[tool].lines_per_cpu_second:,.0f} lines/CPU-s ({cli[tool].cpu:.1f} CPU-s, {cli[tool].wall:.1f} s)", flush=True)
+            print(f"  {cli[tool].lines_per_cpu_second:,.0f} lines/CPU-s, {cli[tool].lines_per_wall_second:,.0f} lines/s wall ({cli[tool].cpu:.1f} CPU-s, {cli[tool].wall:.1f} s)", flush=True)
 
     today = date.today().isoformat()
     tag = machine.tag()

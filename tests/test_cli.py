@@ -142,3 +142,33 @@ def test_rules_and_explain():
 def test_pre_commit_hook_definition():
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: msport" in text and "entry: msport check" in text
+
+
+TEAM_RULE = '[[api]]\ntorch = "torch.cat"\nstatus = "missing"\nnote = "our fork has no cat kernel; call team_ops.concat"\n'
+
+
+def test_extend_rules_from_pyproject_reach_every_worker(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "team.toml").write_text(TEAM_RULE, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.msport]\nextend-rules = ["rules/team.toml"]\n', encoding="utf-8")
+    for i in range(12):  # more files than the pool's threshold: checked by worker processes
+        (tmp_path / f"m{i:02}.py").write_text("import torch\n\ndef f(a):\n    return torch.cat([a, a])\n", encoding="utf-8")
+    serial, pooled = msport("check", "-j", "1", str(tmp_path)), msport("check", "-j", "2", str(tmp_path))
+    assert serial.returncode == pooled.returncode == 1, serial.stderr
+    assert serial.stdout == pooled.stdout
+    assert serial.stdout.count(": MS101 torch.cat ") == 12 and serial.stdout.count("team_ops.concat") == 12
+
+
+def test_extend_rules_flag_and_its_problems(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("import torch\ny = torch.cat([a, b])\n", encoding="utf-8")
+    (tmp_path / "team.toml").write_text(TEAM_RULE, encoding="utf-8")
+    good = msport("check", "m.py", "--extend-rules", "team.toml", cwd=tmp_path)
+    assert good.returncode == 1 and "MS101" in good.stdout and "team_ops.concat" in good.stdout, good.stderr
+
+    (tmp_path / "bad.toml").write_text('[[api]]\ntorch = "torch.cat"\nstatus = "sorta"\n', encoding="utf-8")
+    bad = msport("check", "m.py", "--extend-rules", "bad.toml", "--extend-rules", "missing.toml", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "bad.toml, entry #1 (torch.cat), field 'status': expected one of equivalent, divergent, missing, got 'sorta'" in bad.stderr
+    assert "missing.toml: cannot read" in bad.stderr
+    assert "MS103" in bad.stdout  # the bundled rule still applies

@@ -14,7 +14,10 @@ TEXT = "import torch\n\ndef f(x):\n    return torch.flatten(x)\n" * 200
 def test_an_analysis_finishing_after_a_settings_change_is_not_kept_as_current():
     async def scenario():
         ls = MsportServer()
-        ls.protocol.client_capabilities = types.ClientCapabilities()  # what initialize would record
+        # pygls' own initialize (the workspace, the client's capabilities); msport's handler,
+        # which it yields to be called, is left out: pull mode is set below instead.
+        for _ in ls.protocol.lsp_initialize(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri="file:///tmp/msport_state_test")):
+            pass
         ls.pull = True  # nothing to publish to
         ls.config_ready.set()
         ls.documents.open(URI, TEXT, 1)

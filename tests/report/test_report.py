@@ -15,7 +15,7 @@ from msport.analysis import Settings, analyze
 from msport.analysis.api_uses import api_uses
 from msport.analysis.findings import Category, Finding, Severity, Span
 from msport.analysis.outline import FunctionIndex, function_ranges
-from msport.cli.report import ProgressBar
+from msport.cli.progress import ProgressBar
 from msport.knowledge.api_history import default_history
 from msport.report.model import STATUSES, FileInput, build_report
 

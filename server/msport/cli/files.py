@@ -12,6 +12,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..analysis.settings import Settings
 from ..config import settings_for
+from ..knowledge.index import knowledge_for
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -66,10 +67,13 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
         settings, _ = settings_for(path.resolve(), known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
-        for problem in settings.problems:
-            if problem not in reported:
-                reported.add(problem)
-                print(f"msport: configuration error: {problem}", file=sys.stderr)
+        # The user's rule files are read here, once per set, before any worker starts.
+        rule_problems = knowledge_for(settings.extend_rules).problems if settings.extend_rules else ()
+        messages = [str(p) for p in settings.problems] + [f"rule file {p} (setting extend-rules; msport's bundled rules apply where it could not be used)" for p in rule_problems]
+        for message in messages:
+            if message not in reported:
+                reported.add(message)
+                print(f"msport: configuration error: {message}", file=sys.stderr)
         if not settings.is_excluded(path.as_posix()):
             files.append((path, settings))
     return files, bool(reported)

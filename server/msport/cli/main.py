@@ -87,10 +87,14 @@ def _add_setting_flags(parser: argparse.ArgumentParser, checks: bool = True) -> 
         parser.add_argument("--jit-level", metavar="L", help="O0, O1 or O2 (default O0)")
         parser.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to report (e.g. MS1,MS201)")
         parser.add_argument("--ignore", metavar="CODES", help="comma-separated codes or prefixes to leave out")
+        parser.add_argument(
+            "--extend-rules", metavar="FILE", action="append",
+            help="a TOML file of your own API rules, laid over msport's (repeatable; replaces extend-rules of pyproject.toml)",
+        )
 
 
 def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
-    names = ("target_version", "backend", "mode", "jit_level", "select", "ignore")
+    names = ("target_version", "backend", "mode", "jit_level", "select", "ignore", "extend_rules")
     return {name.replace("_", "-"): getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
@@ -133,7 +137,7 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
-    from ..analysis.engine import Analyzer
+    from ..analysis.engine import Analyzers
     from ..knowledge import default_knowledge
     from . import parallel
     from .files import command_line_settings, files_with_settings
@@ -156,7 +160,7 @@ def check(args: argparse.Namespace) -> int:
     bar = ProgressBar(len(jobs))
     progress = lambda count, index: bar.update(count, jobs[index].display)  # noqa: E731
     try:
-        with closing(parallel.run(check_file, Analyzer, jobs, _jobs_or_default(args), progress)) as checked_files:
+        with closing(parallel.run(check_file, Analyzers, jobs, _jobs_or_default(args), progress)) as checked_files:
             for index, checked in checked_files:
                 display = jobs[index].display
                 if isinstance(checked, parallel.WorkerDied):

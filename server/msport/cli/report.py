@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ..analysis.api_uses import api_uses
-from ..analysis.engine import Analyzer
+from ..analysis.engine import Analyzers
 from ..analysis.outline import FunctionIndex, function_ranges
 from ..analysis.settings import Settings
 from ..knowledge import default_knowledge
@@ -37,15 +37,16 @@ class ReportJob:
     settings: Settings
 
 
-def _worker_state() -> Tuple[Analyzer, Callable[[str], bool]]:
+def _worker_state() -> Tuple[Analyzers, Callable[[str], bool]]:
     history = default_history()
     is_api = lambda name: (entry := history.entry(name)) is not None and entry[0] != "module"  # noqa: E731
-    return Analyzer(), is_api
+    return Analyzers(), is_api
 
 
-def scan_for_report(state: Tuple[Analyzer, Callable[[str], bool]], job: ReportJob) -> FileInput:
+def scan_for_report(state: Tuple[Analyzers, Callable[[str], bool]], job: ReportJob) -> FileInput:
     """What the report needs from one file; runs in-process or in a worker (cli/parallel.py)."""
-    analyzer, is_api = state
+    analyzers, is_api = state
+    analyzer = analyzers.for_settings(job.settings)
     scanned = scan_file(analyzer, job.path, job.display, job.settings)
     if scanned.result is None:
         return FileInput(job.display, 0, (), (), None, scanned.error)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from ..analysis.engine import Analyzer
+from ..analysis.engine import Analyzers
 from ..analysis.findings import Finding
 from ..analysis.settings import Settings
 from .files import read_source
@@ -34,8 +34,9 @@ class CheckedFile:
     fixes_applied: int = 0
 
 
-def check_file(analyzer: Analyzer, job: CheckJob) -> CheckedFile:
+def check_file(analyzers: Analyzers, job: CheckJob) -> CheckedFile:
     display = job.display
+    analyzer = analyzers.for_settings(job.settings)
     try:
         text, note = read_source(job.path)
     except OSError as exc:

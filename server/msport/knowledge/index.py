@@ -228,7 +228,7 @@ def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
         try:
             rules = load_api_rules(path, problems, label=str(path))
         except RuleFileError as exc:
-            problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1] + " (setting extend-rules)"))
+            problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1]))
             continue
         for rule in rules:
             for name in (rule.torch, *rule.aliases):

@@ -135,7 +135,7 @@ class MsportServer(LanguageServer):
         analyzer = self.analyzers.for_settings(settings)
         if analyzer is not self.analyzer:
             for problem in analyzer.knowledge.problems:
-                self._show_once(f"rule file: {problem}; msport's own rule is used for that API", types.MessageType.Warning)
+                self._show_once(f"rule file {problem} (setting extend-rules; msport's bundled rules apply where it could not be used)", types.MessageType.Warning)
         return analyzer
 
     @property
