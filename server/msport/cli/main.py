@@ -138,13 +138,14 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
 def check(args: argparse.Namespace) -> int:
     from ..analysis.engine import Analyzers
-    from ..knowledge import default_knowledge
+    from ..knowledge import default_knowledge, preload
     from . import parallel
     from .files import command_line_settings, files_with_settings
     from .output import format_json, format_sarif, format_text, summary
     from .progress import ProgressBar
     from .scan import CheckedFile, CheckJob, check_file
 
+    preload()  # once, before the workers fork
     known = default_knowledge().codes
     flags = _flag_values(args)
     if args.unsafe_fixes and not args.fix:

@@ -18,7 +18,7 @@ from ..analysis.api_uses import api_uses
 from ..analysis.engine import Analyzers
 from ..analysis.outline import FunctionIndex, function_ranges
 from ..analysis.settings import Settings
-from ..knowledge import default_knowledge
+from ..knowledge import default_knowledge, preload
 from ..knowledge.api_history import default_history
 from ..report.model import FileInput, build_report
 from ..report.writers import FORMATS, render
@@ -77,6 +77,7 @@ def _linker(root: Path, output: Optional[Path], template: Optional[str]) -> Call
 
 
 def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags: Dict[str, str], source_url: Optional[str] = None, jobs: int = 1) -> int:
+    preload()  # once, before the workers fork
     knowledge = default_knowledge()
     flag_settings = command_line_settings(paths, flags, knowledge.codes)
     if flag_settings is None:

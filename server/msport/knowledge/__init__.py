@@ -2,4 +2,17 @@
 
 from .index import KnowledgeBase, default_knowledge, load_knowledge
 
-__all__ = ["KnowledgeBase", "default_knowledge", "load_knowledge"]
+
+def preload() -> None:
+    """Load at once what the checks otherwise load on first use (the rules, the proven renames,
+    the equivalent replacements: ~40 ms): the server does it while the editor opens files, the
+    command line before its worker processes fork and share it."""
+    from .proven import default_proven
+    from .replacements import default_replacements
+
+    default_knowledge()
+    default_proven()
+    default_replacements()
+
+
+__all__ = ["KnowledgeBase", "default_knowledge", "load_knowledge", "preload"]

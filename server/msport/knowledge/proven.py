@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
 from .loader import RuleFileError, read_toml, rules_dir
+from .shared import load_once
 
 FILE_NAME = "proven_renames.toml"
-
-_cache: Optional[Dict[Tuple[str, str], FrozenSet[int]]] = None
-_lock = threading.Lock()
-
 
 def load_proven(directory: Optional[Path] = None) -> Dict[Tuple[str, str], FrozenSet[int]]:
     """(torch, MindSpore) -> numbers of positional arguments of the calls that were run."""
@@ -55,10 +51,9 @@ def _arity(call: str) -> Optional[int]:
         return None
 
 
+default_proven = load_once(load_proven)
+
+
 def proven_arities(torch: str, mindspore: Optional[str]) -> FrozenSet[int]:
     """How many positional arguments the proven calls of this rename had (empty: unproven)."""
-    global _cache
-    with _lock:
-        if _cache is None:
-            _cache = load_proven()
-    return _cache.get((torch, mindspore or ""), frozenset())
+    return default_proven().get((torch, mindspore or ""), frozenset())

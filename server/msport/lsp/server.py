@@ -345,7 +345,9 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
     from ..knowledge.api_history import default_history
 
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(ls._executor, lambda: ls.analyzer)  # the property loads the rules
+    from ..knowledge import preload
+
+    await loop.run_in_executor(ls._executor, lambda: (preload(), ls.analyzer))
     for problem in ls.analyzer.knowledge.problems:
         ls._show_once(f"rule data: {problem}", types.MessageType.Error)
     # The rules are ~10^5 objects that live as long as the server: out of the collector's
