@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from conftest import EXAMPLES, msport_server
+from conftest import EXAMPLES, msport_server, start
 
 SERVER = msport_server()
 
@@ -24,13 +24,6 @@ TEXT = (
     "        return y.size(0), nn.GELU()(y)\n"
 )
 URI = "file:///tmp/msport_lsp_test/model.py"
-
-
-async def start(client: LanguageClient, spec: str, options=None):
-    caps = client_capabilities(spec)
-    await client.initialize_session(
-        types.InitializeParams(capabilities=caps, initialization_options=options, root_uri="file:///tmp/msport_lsp_test")
-    )
 
 
 def open_doc(client, text=TEXT, uri=URI, version=1):
@@ -70,20 +63,6 @@ def codes(diagnostics):
 
 def apis(diagnostics):
     return sorted(d.data["torch_api"] for d in diagnostics)
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def vscode(lsp_client: LanguageClient):
-    await start(lsp_client, "visual-studio-code")
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def neovim(lsp_client: LanguageClient):
-    await start(lsp_client, "neovim@v0.11.0")
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 async def test_push_diagnostics_after_open_and_incremental_edit(vscode: LanguageClient):

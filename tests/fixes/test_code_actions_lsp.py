@@ -4,16 +4,13 @@ save). Every returned edit is applied the way an editor would and the result che
 
 import asyncio
 
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
-
-from conftest import msport_server
+from pytest_lsp import LanguageClient
 
 from msport.analysis import Settings
 from msport.analysis.fixes import fix_all
 
-SERVER = msport_server()
+# The `vscode` and `neovim` clients are tests/conftest.py's.
 URI = "file:///tmp/msport_code_actions/model.py"
 TEXT = (
     "import torch\n"
@@ -29,25 +26,6 @@ TEXT = (
     "        y = torch.cat([self.pool(x), x], dim=1)  # noqa: E501\n"
     "        return y[y > 0].sum()\n"
 )
-
-
-async def start(client, spec):
-    client.initialize_result = await client.initialize_session(
-        types.InitializeParams(capabilities=client_capabilities(spec), root_uri="file:///tmp/msport_code_actions"))
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def vscode(lsp_client: LanguageClient):
-    await start(lsp_client, "visual-studio-code")
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def neovim(lsp_client: LanguageClient):
-    await start(lsp_client, "neovim@v0.11.0")
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 def open_doc(client, text, version=1):
