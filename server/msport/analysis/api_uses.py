@@ -15,7 +15,7 @@ from typing import List, Optional, Sequence, Set
 from ..knowledge.index import KnowledgeBase
 from .engine import AnalysisResult
 from .findings import Span
-from .names import ModuleContext, Ref, ScopeVisitor
+from .names import ModuleContext, Ref, ScopeVisitor, names_tensor_method
 from .outline import FunctionIndex, function_ranges
 from .settings import Settings
 from .spans import attribute_name_span, node_span
@@ -71,14 +71,10 @@ class _UseCollector(ScopeVisitor):
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None and not self.is_api(qualified):
             return False
-        is_method = isinstance(node, ast.Attribute) and qualified.startswith("torch.Tensor.") and not _names_torch_tensor(node)
+        is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.tensor_class["torch"] + ".") and not names_tensor_method(node)
         span = attribute_name_span(node, self.lines) if is_method else node_span(node, self.lines)
         self.found.append((qualified, verdict, span, id(node) in self.called))
         return True
-
-
-def _names_torch_tensor(node: ast.Attribute) -> bool:
-    return isinstance(node.value, ast.Attribute) and node.value.attr == "Tensor"
 
 
 def api_uses(result: AnalysisResult, knowledge: KnowledgeBase, settings: Settings, is_api=None, functions: Optional[FunctionIndex] = None) -> List[ApiUse]:

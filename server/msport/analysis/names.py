@@ -168,6 +168,11 @@ def is_layer_class(qualified: str, facts: TensorFacts) -> bool:
     return name[:1].isupper() and head in facts.layer_namespaces
 
 
+def names_tensor_method(node: ast.Attribute) -> bool:
+    """`torch.Tensor.view` written out names the method itself, not a call on a tensor."""
+    return isinstance(node.value, ast.Attribute) and node.value.attr == "Tensor"
+
+
 def dotted_name(node: ast.expr) -> Optional[str]:
     """``a.b.c`` for a dotted name expression, None for anything else."""
     parts: List[str] = []
@@ -329,9 +334,8 @@ class ScopeVisitor(Visitor):
         value = self.infer(node)
         return value.qualified if isinstance(value, Ref) else None
 
-    @staticmethod
-    def tensor_class(framework: str) -> str:
-        return "mindspore.Tensor" if framework == "mindspore" else "torch.Tensor"
+    def tensor_class(self, framework: str) -> str:
+        return self.facts.tensor_class.get(framework) or self.facts.tensor_class["torch"]
 
     def scope_self_name(self) -> Optional[str]:
         scope: Optional[Scope] = self.scope

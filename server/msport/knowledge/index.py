@@ -44,6 +44,9 @@ class TensorFacts:
     layer_namespaces: FrozenSet[str]
     layer_entry_methods: FrozenSet[str]
     method_owners: Tuple[str, ...]  # with a trailing dot, for str.startswith
+    tensor_class: Dict[str, str]  # framework -> its tensor class
+    layer_base: Dict[str, str]  # framework -> the base class of its layers
+    namespace_bases: Tuple[Tuple[str, str], ...]  # (namespace, class every class of it inherits)
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -176,6 +179,9 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         layer_namespaces=frozenset(data["layer_namespaces"]),
         layer_entry_methods=frozenset(data["layer_entry_methods"]),
         method_owners=tuple(owner + "." for owner in data["method_owners"]),
+        tensor_class=dict(data["tensor_class"]),
+        layer_base=dict(data["layer_base"]),
+        namespace_bases=tuple(data["namespace_bases"].items()),
     )
 
 

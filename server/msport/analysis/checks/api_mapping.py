@@ -10,7 +10,7 @@ import ast
 from typing import Optional
 
 from ...knowledge.model import Verdict
-from ..names import Instance, Ref
+from ..names import Instance, Ref, names_tensor_method
 from ..rename_safety import rename_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
@@ -77,15 +77,16 @@ class ApiMappingCheck(Check):
         if isinstance(base, ast.Name) and base.id == self.scope_self_name():
             in_layer = self.class_stack and self.context.layer_framework(self.class_stack[-1].name) == "torch"
             if in_layer and self.self_attribute(node.attr) is None:
-                return self._ruled(f"torch.nn.Module.{node.attr}")
+                return self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
             return None
         value = self.infer(base)
         if not isinstance(value, Instance) or (value.framework or self.facts.framework_of(value.cls)) != "torch":
             return None
         if self.is_layer(value):
-            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"torch.nn.Module.{node.attr}")
-        if value.cls.startswith("torch.optim."):
-            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"torch.optim.Optimizer.{node.attr}")
+            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
+        for namespace, base in self.facts.namespace_bases:
+            if value.cls.startswith(namespace + "."):
+                return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{base}.{node.attr}")
         return None
 
     def _ruled(self, candidate: str) -> Optional[str]:
@@ -100,7 +101,7 @@ class ApiMappingCheck(Check):
             return False
         # Methods of the method owners (rules/tensors.toml) are reported at the method name
         # (`x.view`, `model.eval`, `opt.step`).
-        is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.method_owners) and not _names_torch_tensor(node)
+        is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.method_owners) and not names_tensor_method(node)
         if verdict.status == "equivalent" and is_method and _same_method(verdict):
             return True  # `x.view(...)` stays `x.view(...)`: nothing to port, nothing to show
         span = self.attribute_name_span(node) if is_method else self.span(node)
@@ -185,11 +186,6 @@ class ApiMappingCheck(Check):
         if self.context.binding("ms") is None:
             return f"ms{target[len('mindspore'):]}", ("import mindspore as ms",)
         return None, ()
-
-
-def _names_torch_tensor(node: ast.Attribute) -> bool:
-    """`torch.Tensor.view` written out names the method itself, not a call on a tensor."""
-    return isinstance(node.value, ast.Attribute) and node.value.attr == "Tensor"
 
 
 def _same_method(verdict: Verdict) -> bool:
