@@ -73,7 +73,12 @@ def walk_statements(node: ast.AST) -> Iterator[ast.AST]:
 
 
 class Visitor:
-    """A drop-in for ``ast.NodeVisitor``: ``visit_<Class>`` methods, ``generic_visit``."""
+    """A drop-in for ``ast.NodeVisitor``: ``visit_<Class>`` methods, ``generic_visit``.
+
+    ``generic_visit`` dispatches to the children itself rather than through ``visit`` (one
+    Python call per node instead of two), and a leaf with no method of its own (a constant, a
+    name) costs no call at all.
+    """
 
     _methods: Dict[type, Callable] = {}
 
@@ -81,19 +86,34 @@ class Visitor:
         super().__init_subclass__(**kwargs)
         cls._methods = {}  # per class: a subclass may override any visit_ method
 
-    def visit(self, node: ast.AST):
-        method = self._methods.get(node.__class__)
+    @classmethod
+    def _method(cls, node_class: type) -> Callable:
+        method = getattr(cls, "visit_" + node_class.__name__, None)
         if method is None:
-            method = self._methods[node.__class__] = getattr(type(self), "visit_" + node.__class__.__name__, type(self).generic_visit)
+            method = _skip if node_class in _LEAVES else cls.generic_visit
+        cls._methods[node_class] = method
+        return method
+
+    def visit(self, node: ast.AST):
+        method = self._methods.get(node.__class__) or self._method(node.__class__)
         return method(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        visit = self.visit
+        methods = self._methods
         for name in _FIELDS.get(node.__class__) or _fields(node.__class__):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 for item in value:
                     if isinstance(item, _AST):
-                        visit(item)
+                        (methods.get(item.__class__) or self._method(item.__class__))(self, item)
             elif isinstance(value, _AST):
-                visit(value)
+                (methods.get(value.__class__) or self._method(value.__class__))(self, value)
+
+
+#: Node classes that never have child nodes (their other fields are strings and constants; a
+#: Name's ctx is not descended into).
+_LEAVES = frozenset({ast.Constant, ast.Name, ast.alias, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
+
+
+def _skip(visitor: Visitor, node: ast.AST) -> None:
+    """What ``generic_visit`` would do for a leaf: nothing."""
