@@ -146,6 +146,7 @@ def check(args: argparse.Namespace) -> int:
     from .scan import CheckedFile, CheckJob, check_file
 
     preload()  # once, before the workers fork
+    parallel.tune_gc_for_batch()
     known = default_knowledge().codes
     flags = _flag_values(args)
     if args.unsafe_fixes and not args.fix:

@@ -8,6 +8,7 @@ file is reported, the rest of its batch goes back in the queue, and a new worker
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -48,6 +49,16 @@ class WorkerDied:
         else:
             how = f"exited with status {self.exitcode}"
         return f"the checking process {how} while checking it; the other files were checked"
+
+
+def tune_gc_for_batch() -> None:
+    """Analysis allocates millions of short-lived tree nodes, freed by reference counting; the
+    cycle collector's default (a young collection every 700 allocations, a full one as the
+    caches grow) then only costs time: ~19% of `msport check -j 1` on timm (304 files: 11.2 ->
+    9.1 CPU-s). The rules loaded so far are frozen out of its reach, and young collections come
+    every 50,000 allocations. Called before the workers fork, so they inherit it."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 def usable_cpus() -> int:

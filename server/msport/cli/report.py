@@ -78,6 +78,7 @@ def _linker(root: Path, output: Optional[Path], template: Optional[str]) -> Call
 
 def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags: Dict[str, str], source_url: Optional[str] = None, jobs: int = 1) -> int:
     preload()  # once, before the workers fork
+    parallel.tune_gc_for_batch()
     knowledge = default_knowledge()
     flag_settings = command_line_settings(paths, flags, knowledge.codes)
     if flag_settings is None:
