@@ -206,7 +206,9 @@ def _outside(module: str) -> bool:
 def _top_level_imports(result: AnalysisResult) -> Iterable[ast.ImportFrom]:
     """Import statements at module level, including those inside top-level if/try blocks."""
     for item in result.chunks:
-        if item.tree is None:
+        # Asking for a tree re-parses a chunk whose tree was released: only chunks that can
+        # hold an import are asked.
+        if item.error is not None or "import" not in item.chunk.text:
             continue
         stack: List[ast.AST] = list(item.tree.body)
         while stack:
