@@ -15,6 +15,10 @@ mindspore.ops. Each API is called with a series of small argument sets
                error (NO_KERNEL_PATTERNS, built from the real messages)
     unknown    no set ran and none of the errors said "no kernel"
 
+Then each API that ran is run again with the same arguments inside a
+mindspore.jit function ("graph": ok / no_kernel / unknown), since the graph
+compiler can find no CPU kernel for an op PyNative runs.
+
 Errors such as a wrong arity or type only mean "try the next set". An API
 that ran ("ok") may still lack a kernel for other dtypes or code paths (for
 example mint.max(x) vs mint.max(x, dim)); the probe records which set ran.
@@ -161,17 +165,51 @@ def label(args):
     return ", ".join(a if isinstance(a, str) else repr(a) for a in args)
 
 
-def attempts(kind, obj, inputs):
-    """Yield (label, thunk) for every attempt at one API, in order."""
+def specs(kind):
+    """(label, constructor arguments or None, call arguments) of every attempt
+    at an API of this kind, in order."""
     if kind == "function":
         for args in CANDIDATES:
-            yield label(args), lambda args=args: obj(*[materialize(a, inputs) for a in args])
+            yield label(args), None, args
         return
     for init in CELL_INIT:
         for call in CELL_CALL:
-            def run(init=init, call=call):
-                return obj(*init)(*[materialize(a, inputs) for a in call])
-            yield f"({label(init)})({label(call)})", run
+            yield f"({label(init)})({label(call)})", init, call
+
+
+def attempts(kind, obj, inputs):
+    """Yield (label, thunk) for every attempt at one API, in order."""
+    for lab, init, call in specs(kind):
+        def run(init=init, call=call):
+            target = obj if init is None else obj(*init)
+            return target(*[materialize(a, inputs) for a in call])
+        yield lab, run
+
+
+def graph_source(name, kind, lab):
+    """A module whose jitted f(a0, a1, ...) makes the call that ran under the
+    label *lab*, with the tensors as f's arguments (a tensor built into the
+    graph as a constant may be folded at compile time, hiding the kernel) and
+    the other values as literals. mindspore.jit reads f's source, hence a
+    module file. Returns (source, input names)."""
+    _, init, call = next(s for s in specs(kind) if s[0] == lab)
+    inputs = []
+
+    def render(spec):
+        if isinstance(spec, list):
+            return "[" + ", ".join(render(s) for s in spec) + "]"
+        if isinstance(spec, str):  # an input name (literals are never strings here)
+            inputs.append(spec)
+            return f"a{len(inputs) - 1}"
+        return repr(spec)
+
+    rendered = ", ".join(render(a) for a in call)
+    module, _, attr = name.rpartition(".")
+    built = f"{attr}({', '.join(repr(a) for a in init)})" if init is not None else attr
+    params = ", ".join(f"a{i}" for i in range(len(inputs)))
+    source = (f"import mindspore\nfrom {module} import {attr}\n\ntarget = {built}\n\n\n"
+              f"@mindspore.jit\ndef f({params}):\n    return target({rendered})\n")
+    return source, inputs
 
 
 def force(result):
@@ -256,6 +294,41 @@ def child(items_path, log_path):
                     break
 
 
+def graph_child(items_path, log_path):
+    """Re-run under mindspore.jit, for each [name, kind, label] in items_path,
+    the call that ran in PyNative: {"name", "start": true} before it, then
+    {"name", "ok"} or {"name", "error" [, "no_kernel"]} after it. PyNative
+    can run an op the graph compiler finds no CPU kernel for (mint.diff's
+    Narrow, mint.t's TExt), and msport's default mode is graph."""
+    import importlib.util
+    import mindspore as ms
+    import numpy as np
+    ms.set_device("CPU")
+    inputs = make_inputs(ms, np)
+    with open(items_path, encoding="utf-8") as fh:
+        items = json.load(fh)
+    with open(log_path, "a", encoding="utf-8", buffering=1) as log:
+        for n, (name, kind, lab) in enumerate(items):
+            log.write(json.dumps({"name": name, "start": True}) + "\n")
+            record = {"name": name}
+            try:
+                source, names = graph_source(name, kind, lab)
+                path = os.path.abspath(f"graph_{os.getpid()}_{n}.py")  # cwd: the scratch dir
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(source)
+                spec = importlib.util.spec_from_file_location(f"graph_{os.getpid()}_{n}", path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module  # jit looks f's globals up by module name
+                spec.loader.exec_module(module)
+                force(module.f(*[inputs[x]() for x in names]))
+                record["ok"] = True
+            except BaseException as exc:  # SystemExit from odd APIs too
+                record["error"], no_kernel = describe_error(exc)
+                if no_kernel:
+                    record["no_kernel"] = no_kernel
+            log.write(json.dumps(record) + "\n")
+
+
 # --------------------------------------------------------------------------
 # Parent side.
 # --------------------------------------------------------------------------
@@ -294,14 +367,15 @@ print("@@" + json.dumps({{"version": mindspore.__version__, "items": out}}))
     return json.loads(line[2:])
 
 
-def run_child(python, items, workdir, timeout):
-    """Run one child on items [[name, kind, start]]; return (attempt records,
-    how it ended: None if it exited normally, else a short reason)."""
+def run_child(python, items, workdir, timeout, flag="--child"):
+    """Run one child (*flag*: --child for PyNative attempts on items [[name,
+    kind, start]], --graph-child for [[name, kind, label]]); return (attempt
+    records, how it ended: None if it exited normally, else a short reason)."""
     fd, items_path = tempfile.mkstemp(suffix=".json", dir=workdir)
     with os.fdopen(fd, "w") as fh:
         json.dump(items, fh)
     log_path = items_path[:-5] + ".log"
-    cmd = [python, os.path.abspath(__file__), "--child", items_path, log_path]
+    cmd = [python, os.path.abspath(__file__), flag, items_path, log_path]
     try:
         # cwd=workdir: stray files an API may write land in the scratch dir.
         proc = subprocess.run(cmd, cwd=workdir, env=quiet_env(), timeout=timeout,
@@ -393,6 +467,35 @@ def probe(python, items, workers):
     return tally
 
 
+def graph_probe(python, items, workers):
+    """{name: last record} of the graph-mode run of each [name, kind, label]:
+    batches first, then what a crash left unfinished one per process."""
+    results = {}
+    todo = [items[i:i + BATCH_SIZE] for i in range(0, len(items), BATCH_SIZE)]
+    timeout = BATCH_TIMEOUT
+    with tempfile.TemporaryDirectory(prefix="probe-graph-") as workdir, \
+            ThreadPoolExecutor(max_workers=workers) as pool:
+        while todo:
+            run = partial(run_child, python, workdir=workdir, timeout=timeout, flag="--graph-child")
+            for records, ended in pool.map(run, todo):
+                started = None
+                for rec in records:
+                    if rec.get("start"):
+                        started = rec["name"]
+                    else:
+                        results[rec["name"]], started = rec, None
+                if started and ended:  # the call that killed the child
+                    results[started] = {"name": started, "error": f"CRASH: {ended}"}
+            left = [item for item in items if item[0] not in results]
+            if left and timeout == SINGLE_TIMEOUT:  # one per process made no progress either
+                results.update({n: {"name": n, "error": "CRASH: no progress"} for n, _, _ in left})
+                left = []
+            todo, timeout = [[item] for item in left], SINGLE_TIMEOUT
+            if todo:
+                print(f"  re-running {len(todo)} unfinished graph-mode APIs one per process", file=sys.stderr)
+    return results
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--out", help="default rules/snapshots/cpu-kernels-<version>.json")
@@ -403,9 +506,12 @@ def main(argv=None):
     parser.add_argument("--attempts", help="also write every attempt as a JSON line here, "
                         "to review the error messages behind NO_KERNEL_PATTERNS")
     parser.add_argument("--child", nargs=2, metavar=("ITEMS", "LOG"), help=argparse.SUPPRESS)
+    parser.add_argument("--graph-child", nargs=2, metavar=("ITEMS", "LOG"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child(*args.child)
+    if args.graph_child:
+        return graph_child(*args.graph_child)
 
     started = time.time()
     listing = list_items(args.python)
@@ -428,6 +534,13 @@ def main(argv=None):
             errors[name] = error
         if lab is not None:
             ran_with[name] = lab
+    print(f"running the {len(ran_with)} APIs that ran again under mindspore.jit", file=sys.stderr)
+    kinds = dict(items)
+    graph, graph_errors = {}, {}
+    for name, rec in sorted(graph_probe(args.python, [(n, kinds[n], lab) for n, lab in ran_with.items()], args.workers).items()):
+        graph[name] = "ok" if rec.get("ok") else "no_kernel" if "no_kernel" in rec else "unknown"
+        if not rec.get("ok"):
+            graph_errors[name] = rec.get("no_kernel") or rec["error"]
     data = {
         "mindspore_version": version,
         "backend": "CPU",
@@ -436,12 +549,15 @@ def main(argv=None):
         "apis": apis,
         "errors": errors,
         "ran_with": ran_with,
+        "graph": graph,
+        "graph_errors": graph_errors,
     }
     out = args.out or os.path.join("rules", "snapshots", f"cpu-kernels-{version}.json")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w", encoding="utf-8") as fh:
         fh.write(dumps(data))
-    print(f"{out}: {summary(items, apis)} in {time.time() - started:.0f} s", file=sys.stderr)
+    print(f"{out}: {summary(items, apis)}; under jit: {summary([(n, kinds[n]) for n in graph], graph)} "
+          f"in {time.time() - started:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -16,4 +16,10 @@ INPUTS = {
     "axis3": np.arange(3, dtype=np.float32),
     "axis5": np.arange(5, dtype=np.float32),
     "matrix": _rng.standard_normal((4, 3)).astype(np.float32),
+    # A general (non-symmetric) matrix with three real eigenvalues.
+    "square": _rng.random((3, 3)).astype(np.float32),
+    "scores": _rng.standard_normal((4, 6)).astype(np.float32),
+    "signs": _rng.choice(np.array([-1.0, 1.0], dtype=np.float32), (4, 6)),
+    # Groups of low variance, where a different epsilon would show.
+    "flat_image": (1.0 + 1e-3 * _rng.standard_normal((1, 3, 8, 8))).astype(np.float32),
 }

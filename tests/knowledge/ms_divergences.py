@@ -11,7 +11,8 @@ import numpy as np
 warnings.filterwarnings("ignore")
 
 import mindspore as ms  # noqa: E402
-from mindspore import nn, ops  # noqa: E402
+import mindspore.numpy as mnp  # noqa: E402
+from mindspore import mint, nn, ops  # noqa: E402
 
 ms.set_device("CPU")
 from inputs import INPUTS  # noqa: E402  (shared with the torch side)
@@ -25,6 +26,8 @@ def record(name, value):
         out[name] = [v.asnumpy().tolist() if hasattr(v, "asnumpy") else v for v in value]
     elif hasattr(value, "asnumpy"):
         out[name] = value.asnumpy().tolist()
+    elif isinstance(value, np.ndarray):
+        out[name] = value.tolist()
     else:
         out[name] = value
 
@@ -61,4 +64,40 @@ record("meshgrid_ij_shape", list(ops.meshgrid(x["axis3"], x["axis5"], indexing="
 svd = ops.svd(x["matrix"])
 record("svd_shapes", [list(part.shape) for part in svd])
 record("svd_first", svd[0])
+equal = ops.equal(x["sample"], x["sample"])
+record("equal_shape", list(equal.shape))
+record("equal_all", bool(equal.all()))
+record("array_equal", [bool(mnp.array_equal(x["sample"], other)) for other in (x["sample"], x["sample"][:5], x["sample"] + 1)])
+record("full_dtype", str(ops.full((2, 2), 1.5).dtype))
+record("full_default", ops.full((2, 2), 1.5))
+record("full_float32", ops.full((2, 2), 1.5, dtype=ms.float32))
+for window in ("hann_window", "kaiser_window"):
+    record(f"{window}_dtype", str(getattr(ops, window)(8).dtype))
+    record(f"{window}_times_float32_dtype", str((getattr(ops, window)(8) * x["wide"][:8]).dtype))
+    record(f"{window}_float32", getattr(ops, window)(8, dtype=ms.float32))
+eigvals = ops.eigvals(x["square"]).asnumpy()
+record("eigvals_real", eigvals.real.tolist())
+record("eigvals_max_imag", float(np.abs(eigvals.imag).max()))
+values, indices = ops.nanmedian(x["with_nan"])
+record("nanmedian_default_values", values)
+record("nanmedian_default_indices", indices)
+record("nanmedian_flat", ops.nanmedian(x["with_nan"].reshape(-1), 0)[0])
+record("hinge_signs", ops.hinge_embedding_loss(x["scores"], x["signs"]))
+record("hinge_halves", ops.hinge_embedding_loss(x["scores"], x["signs"] * 0.5))
+grads = (x["matrix"], x["axis5"])
+for clip in ("clip_by_norm", "clip_by_global_norm"):  # the clipped gradients, flattened into one vector
+    record(clip, np.concatenate([g.asnumpy().reshape(-1) for g in getattr(ops, clip)(grads, 1.0)]))
+record("clip_input_after", grads[1])
+values, indices = ops.topk(x["sample"], 3)
+record("topk_values", values)
+record("topk_indices", indices)
+record("topk_indices_dtype", str(indices.dtype))
+record("topk_indices_cast_dtype", str(indices.astype(ms.int64).dtype))
+record("method_topk_indices_dtype", str(x["sample"].topk(3)[1].dtype))
+values, indices = x["with_nan"].nanmedian()
+record("method_nanmedian_default_values", values)
+record("method_nanmedian_flat", x["with_nan"].reshape(-1).nanmedian(0)[0])
+record("method_equal_shape", list(x["sample"].equal(x["sample"]).shape))
+for name in ("image", "flat_image"):
+    record(f"groupnorm_{name}", mint.nn.GroupNorm(3, 3)(x[name]))
 json.dump(out, sys.stdout)

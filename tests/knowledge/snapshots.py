@@ -36,4 +36,6 @@ def torch() -> Snapshot:
 
 
 def cpu_kernels() -> dict:
-    return json.loads((SNAPSHOTS / "cpu-kernels-2.10.0.json").read_text(encoding="utf-8"))["apis"]
+    """API -> ok | no_kernel | unknown on CPU; no_kernel also where only graph mode lacks one."""
+    data = json.loads((SNAPSHOTS / "cpu-kernels-2.10.0.json").read_text(encoding="utf-8"))
+    return {**data["apis"], **{name: status for name, status in data["graph"].items() if status == "no_kernel"}}

@@ -33,11 +33,11 @@ def t(name):
     return torch.from_numpy(INPUTS[name].copy())
 
 
-def note(name, target):
+def note(name, target, status="divergent"):
     """The note msport gives for *name* -> *target* (some version and backend that uses it)."""
     rule = default_knowledge().lookup(name)
-    notes = [tg.note for tg in rule.targets if tg.mindspore == target and tg.status == "divergent"]
-    assert notes, f"{name}: no divergent target {target}"
+    notes = [tg.note for tg in rule.targets if tg.mindspore == target and tg.status == status]
+    assert notes, f"{name}: no {status} target {target}"
     return notes[0]
 
 
@@ -133,3 +133,101 @@ def test_svd_returns_s_first(ms):
     assert ms["svd_shapes"] == [[3], [4, 3], [3, 3]]
     assert np.allclose(ms["svd_first"], s.numpy(), atol=1e-5)
     assert "(S, U, V)" in note("torch.svd", "mindspore.ops.svd")
+
+
+def test_equal_is_element_wise(ms):
+    assert torch.equal(t("sample"), t("sample")) is True
+    assert ms["equal_shape"] == [10, 10] and ms["equal_all"] is True
+    # The fix: one bool, False for another shape or other values, as torch.equal.
+    others = (t("sample"), t("sample")[:5], t("sample") + 1)
+    assert ms["array_equal"].tolist() == [torch.equal(t("sample"), other) for other in others] == [True, False, False]
+    assert "mindspore.numpy.array_equal" in note("torch.equal", "mindspore.ops.equal")
+
+
+def test_full_defaults_to_int64(ms):
+    expected = torch.full((2, 2), 1.5)
+    assert expected.dtype == torch.float32 and float(expected[0, 0]) == 1.5
+    assert ms["full_dtype"] == "Int64" and ms["full_default"].tolist() == [[1, 1], [1, 1]]
+    assert np.array_equal(ms["full_float32"], expected.numpy())
+    assert "dtype=mindspore.float32" in note("torch.full", "mindspore.ops.full")
+
+
+@pytest.mark.parametrize("window", ["hann_window", "kaiser_window"])
+def test_windows_default_to_float64(ms, window):
+    expected = getattr(torch, window)(8)
+    assert expected.dtype == torch.float32 and (expected * t("wide")[:8]).dtype == torch.float32
+    assert ms[f"{window}_dtype"] == "Float64" and ms[f"{window}_times_float32_dtype"] == "Float64"
+    assert np.abs(ms[f"{window}_float32"] - expected.numpy()).max() < 1e-6
+    assert "dtype=mindspore.float32" in note(f"torch.{window}", f"mindspore.ops.{window}")
+
+
+def test_eigvals_order(ms):
+    expected = torch.linalg.eigvals(t("square"))
+    assert float(expected.imag.abs().max()) == 0 and ms["eigvals_max_imag"] == 0  # three real eigenvalues
+    real = expected.real.numpy()
+    assert np.abs(ms["eigvals_real"] - real).max() > 1.0  # measured 1.88: [1.69, 0.33, -0.19] against [-0.19, 0.33, 1.69]
+    assert np.abs(np.sort(ms["eigvals_real"]) - np.sort(real)).max() < 1e-5
+    assert "sort them" in note("torch.linalg.eigvals", "mindspore.ops.eigvals")
+
+
+def test_nanmedian_without_dim_reduces_the_last_axis(ms):
+    assert float(torch.nanmedian(t("with_nan"))) == 4.0
+    assert ms["nanmedian_default_values"].tolist() == [1.0, 5.0] and ms["nanmedian_default_indices"].tolist() == [0, 1]
+    assert float(ms["nanmedian_flat"]) == 4.0
+    assert "ops.nanmedian(x.reshape(-1), 0)[0]" in note("torch.nanmedian", "mindspore.ops.nanmedian")
+
+
+def test_hinge_embedding_loss_agrees_for_plus_minus_one_targets(ms):
+    loss = torch.nn.functional.hinge_embedding_loss
+    assert float(ms["hinge_signs"]) == pytest.approx(float(loss(t("scores"), t("signs"))), abs=1e-6)
+    # Targets that are neither 1 nor -1: PyTorch adds both terms, MindSpore goes by the sign.
+    assert float(loss(t("scores"), t("signs") * 0.5)) - float(ms["hinge_halves"]) > 0.3  # measured 1.056 against 0.675
+    rule_note = note("torch.nn.functional.hinge_embedding_loss", "mindspore.ops.hinge_embedding_loss", "equivalent")
+    assert "1 and -1" in rule_note
+
+
+def test_clip_grad_norm_is_functional(ms):
+    grads = (t("matrix"), t("axis5"))
+    params = [torch.nn.Parameter(torch.zeros_like(g)) for g in grads]
+    for param, grad in zip(params, grads):
+        param.grad = grad.clone()
+    total = torch.nn.utils.clip_grad_norm_(params, 1.0)
+    assert float(total) == pytest.approx(float(torch.cat([g.reshape(-1) for g in grads]).norm()))  # 6.30
+    assert ms["clip_input_after"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]  # MindSpore leaves its input alone
+    # The fix: the clipped tuple MindSpore returns holds what torch wrote into .grad.
+    clipped = torch.cat([param.grad.reshape(-1) for param in params]).numpy()
+    for fn in ("clip_by_norm", "clip_by_global_norm"):
+        assert np.abs(ms[fn] - clipped).max() < 1e-6
+    assert "grads = ops.clip_by_norm(grads, max_norm)" in note("torch.nn.utils.clip_grad_norm_", "mindspore.ops.clip_by_norm")
+
+
+def test_topk_indices_are_int32(ms):
+    values, indices = torch.topk(t("sample"), 3)
+    assert indices.dtype == torch.int64 and ms["topk_indices_dtype"] == "Int32"
+    assert np.array_equal(ms["topk_indices"], indices.numpy()) and np.allclose(ms["topk_values"], values.numpy())
+    assert ms["topk_indices_cast_dtype"] == "Int64"
+    assert "astype(mindspore.int64)" in note("torch.topk", "mindspore.ops.topk")
+
+
+@pytest.mark.parametrize("name", ["image", "flat_image"])
+def test_group_norm_differs_only_by_rounding(ms, name):
+    """No default differs (eps is 1e-5 on both sides, which the low-variance groups would show):
+    both are within float32 rounding of a float64 reference, so the rule stays equivalent."""
+    x = INPUTS[name].astype(np.float64).reshape(1, 3, -1)
+    reference = ((x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)).reshape(INPUTS[name].shape)
+    expected = torch.nn.GroupNorm(3, 3)(t(name)).detach().numpy()
+    assert np.abs(expected - reference).max() < 1e-4  # torch's own rounding: up to 2.6e-5 here
+    assert np.abs(ms[f"groupnorm_{name}"] - reference).max() < 1e-4
+    statuses = {tg.status for tg in default_knowledge().lookup("torch.nn.GroupNorm").targets}
+    assert statuses == {"equivalent"}
+
+
+def test_tensor_method_forms_diverge_alike(ms):
+    """Tensor.topk, Tensor.nanmedian and Tensor.equal behave as their function forms."""
+    assert t("sample").topk(3)[1].dtype == torch.int64 and ms["method_topk_indices_dtype"] == "Int32"
+    assert "astype(mindspore.int64)" in note("torch.Tensor.topk", "mindspore.Tensor.topk")
+    assert float(t("with_nan").nanmedian()) == 4.0 == float(ms["method_nanmedian_flat"])
+    assert ms["method_nanmedian_default_values"].tolist() == [1.0, 5.0]
+    assert "x.reshape(-1).nanmedian(0)[0]" in note("torch.Tensor.nanmedian", "mindspore.Tensor.nanmedian")
+    assert t("sample").equal(t("sample")) is True and ms["method_equal_shape"] == [10, 10]
+    assert "mindspore.numpy.array_equal" in note("torch.Tensor.equal", "mindspore.Tensor.equal")

@@ -1,5 +1,8 @@
 """The verdict follows the facts across versions and backends: one test per kind of change."""
 
+import subprocess
+import sys
+
 import pytest
 
 from msport.knowledge import default_knowledge
@@ -59,6 +62,31 @@ def test_no_cpu_kernel_falls_back_to_the_ops_or_nn_target():
     assert (cpu.status, cpu.mindspore) == ("divergent", "mindspore.nn.GELU")
     std = verdict("torch.std", (2, 10), "cpu")
     assert std.mindspore == "mindspore.ops.std" and "ddof=1" in std.note
+
+
+GRAPH_PROBE = """
+import mindspore as ms, numpy as np
+from mindspore import mint, ops
+ms.set_device("CPU")
+x = ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+for name, fn in [("mint.diff", mint.diff), ("ops.diff", ops.diff)]:
+    print(name, "pynative", fn(x).shape)
+    try:
+        print(name, "jit", ms.jit(fn)(x).shape)
+    except RuntimeError as exc:
+        print(name, "jit", "Unsupported op [Narrow] on CPU" in str(exc))
+"""
+
+
+def test_no_cpu_kernel_in_graph_mode_falls_back_too():
+    """mint.diff runs in PyNative on CPU, but compiled (msport's default mode) its Narrow op has
+    no CPU kernel: the probe records it, and on CPU the verdict is ops.diff."""
+    assert snapshots.cpu_kernels()["mindspore.mint.diff"] == "no_kernel"
+    assert verdict("torch.diff", (2, 10), "ascend").mindspore == "mindspore.mint.diff"
+    assert verdict("torch.diff", (2, 10), "cpu").mindspore == "mindspore.ops.diff"
+    done = subprocess.run([sys.executable, "-c", GRAPH_PROBE], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:4] == ["mint.diff pynative (3, 3)", "mint.diff jit True", "ops.diff pynative (3, 3)", "ops.diff jit (3, 3)"]
 
 
 def test_targets_without_cpu_kernel_are_never_offered_on_cpu():

@@ -79,6 +79,10 @@ def test_an_unstable_signature_is_not_carried_back_to_older_tables():
     (["input", "dim"], ["input", "axis"], (("dim", "axis"),)),
     (["self", "*size"], ["self", "size"], "varargs"),
     (["input", "*args"], ["input"], None),
+    # Reordered: paired by synonym, not by position (dim is not indices); past the reordering,
+    # an unpaired parameter has no counterpart (alpha is not use_lock).
+    (["input", "dim", "index", "source", "alpha"], ["x", "indices", "y", "axis", "use_lock"],
+     (("input", "x"), ("dim", "axis"), ("index", "indices"), ("source", "y"))),
 ])
 def test_signature_comparison(torch_params, ms_params, expected):
     diff = compare_params(torch_params, ms_params, ["out"])
@@ -90,6 +94,8 @@ def test_signature_comparison(torch_params, ms_params, expected):
         assert diff.varargs == ("size",)
     else:
         assert diff.renamed == expected
+        if len(expected) == 4:
+            assert diff.missing == ("alpha",) and diff.moved == ("dim", "index", "source")
 
 
 def test_rules_api_is_the_generators_output():

@@ -28,6 +28,8 @@ from .notes import CATEGORY_PHRASES, compare_params, rename_phrase, row_phrases,
 
 BACKENDS = ("ascend", "gpu", "cpu")
 NO_CPU = ("ascend", "gpu")
+#: What the CPU probe says of an API with no CPU kernel (facts.load_cpu_kernels), and why.
+NO_CPU_KERNEL = {"no_kernel": "has no CPU kernel", "no_graph_kernel": "has no CPU kernel in graph mode (it runs in PyNative only)"}
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class Builder:
     def backends(self, mindspore: Optional[str]) -> Tuple[str, ...]:
         # Kernels are added across releases, not removed: a function with no CPU kernel in
         # 2.10 had none before either.
-        if mindspore and self.cpu.get(mindspore) == "no_kernel":
+        if mindspore and self.cpu.get(mindspore) in NO_CPU_KERNEL:
             return NO_CPU
         return BACKENDS
 
@@ -239,10 +241,10 @@ class Builder:
             if not uncovered:
                 continue
             for candidate in _counterparts(target.mindspore):
-                if self.cpu.get(candidate) == "no_kernel":
+                if self.cpu.get(candidate) in NO_CPU_KERNEL:
                     continue
                 inferred = self.inferred_target(rule.torch, candidate, only=uncovered, backends=("cpu",),
-                                                why=f"{target.mindspore} has no CPU kernel; ")
+                                                why=f"{target.mindspore} {NO_CPU_KERNEL.get(self.cpu.get(target.mindspore), 'has no CPU kernel')}; ")
                 if inferred is not None:
                     rule.targets.append(inferred)
                     break

@@ -164,11 +164,16 @@ def load_torch(directory: Path = SNAPSHOTS) -> Snapshot:
 
 
 def load_cpu_kernels(directory: Path = SNAPSHOTS) -> Dict[str, str]:
-    """mindspore API -> ok | no_kernel | unknown on CPU (2.10); empty until the probe ran."""
+    """mindspore API -> ok | no_kernel | no_graph_kernel | unknown on CPU (2.10); empty until the
+    probe ran. no_graph_kernel: it runs in PyNative, but compiled by mindspore.jit it finds no
+    CPU kernel; msport's default mode is graph, so it counts as missing on CPU."""
     path = directory / CPU_KERNELS
     if not path.is_file():
         return {}
-    return dict(json.loads(path.read_text(encoding="utf-8"))["apis"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    apis = dict(data["apis"])
+    apis.update((name, "no_graph_kernel") for name, status in data.get("graph", {}).items() if status == "no_kernel")
+    return apis
 
 
 def torch_name(name: str, torch: Snapshot) -> str:

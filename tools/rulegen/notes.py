@@ -125,8 +125,27 @@ class ParamDiff:
 OPAQUE = {"*args", "**kwargs"}
 
 
+#: MindSpore's usual names for PyTorch's parameters: a parameter is paired with its synonym
+#: wherever it sits, so that a reordered signature (torch.index_add(input, dim, index, source)
+#: vs ops.index_add(x, indices, y, axis)) is not read as dim -> indices, index -> y, ...
+SYNONYMS = {
+    "input": ("x", "input_x"),
+    "other": ("y", "x2"),
+    "dim": ("axis",),
+    "keepdim": ("keep_dims", "keepdims"),
+    "index": ("indices",),
+    "source": ("y", "updates", "src"),
+    "src": ("updates", "y"),
+}
+
+
 def compare_params(torch_params: Optional[Sequence[str]], ms_params: Optional[Sequence[str]], general: Iterable[str]) -> Optional[ParamDiff]:
-    """Compare two signatures from the snapshots; None when either cannot be compared."""
+    """Compare two signatures from the snapshots; None when either cannot be compared.
+
+    A PyTorch parameter is paired with the MindSpore parameter of the same name, else with a
+    synonym (SYNONYMS), else with the one at its position, but only while the two signatures
+    still line up (no parameter so far found elsewhere): past a reordering, position says
+    nothing, and an unpaired parameter is reported as having no counterpart."""
     if torch_params is None or ms_params is None:
         return None
     general = set(general)
@@ -137,19 +156,24 @@ def compare_params(torch_params: Optional[Sequence[str]], ms_params: Optional[Se
         return None
     t_names = [p.lstrip("*") for p in t]
     m_names = [p.lstrip("*") for p in m]
+    taken = set(t_names) & set(m_names)
     renamed, missing, moved, varargs = [], [], [], []
     for index, name in enumerate(t_names):
         if name in m_names:
             j = m_names.index(name)
-            if j != index:
-                moved.append(name)
             if t[index].startswith("*") and not m[j].startswith("*"):
                 varargs.append(name)
-            continue
-        if index < len(m_names) and m_names[index] not in t_names:
-            renamed.append((name, m_names[index]))
         else:
-            missing.append(name)
+            j = next((m_names.index(s) for s in SYNONYMS.get(name, ()) if s in m_names and s not in taken), None)
+            if j is None and not moved and index < len(m_names) and m_names[index] not in taken:
+                j = index
+            if j is None:
+                missing.append(name)
+                continue
+            taken.add(m_names[j])
+            renamed.append((name, m_names[j]))
+        if j != index:
+            moved.append(name)
     return ParamDiff(tuple(renamed), tuple(missing), tuple(moved), tuple(varargs))
 
 
