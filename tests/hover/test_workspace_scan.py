@@ -1,6 +1,7 @@
 """The editor's workspace scan: `msport.scanWorkspace` with $/progress for push clients, and
 workspace/diagnostic for pull clients, over files that are not open."""
 
+import asyncio
 import os
 import textwrap
 
@@ -119,6 +120,39 @@ async def test_workspace_diagnostics_for_pull_clients(neovim, tmp_path):
     assert codes(next(i for i in second.items if i.uri == clean).items)
     # Pull clients are never pushed to.
     assert neovim.diagnostics == {}
+
+
+async def test_a_pull_with_nothing_new_is_held_until_a_file_changes(neovim, tmp_path):
+    """Clients re-pull as soon as a pull is answered: with nothing new, the server holds the
+    pull (no re-scan every two seconds) and answers when a watched file changes or goes."""
+    root = make_workspace(tmp_path)
+    await start(neovim, "neovim@v0.11.0", root)
+    first = await neovim.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    clean, infer = (root / "clean.py").as_uri(), (root / "sub" / "infer.py").as_uri()
+
+    def pull(report):
+        previous = [types.PreviousResultId(uri=i.uri, value=i.result_id) for i in report.items if i.result_id]
+        return asyncio.ensure_future(neovim.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=previous)))
+
+    def changed(path, kind):
+        neovim.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=path.as_uri(), type=kind)]))
+
+    held = pull(first)
+    await asyncio.sleep(1.0)
+    assert not held.done()  # every file unchanged: nothing to answer yet
+    (root / "clean.py").write_text("import torch\nz = torch.flatten(a)\n")
+    changed(root / "clean.py", types.FileChangeType.Changed)
+    second = await asyncio.wait_for(held, timeout=120)
+    full = {i.uri: i for i in second.items if i.kind == "full"}
+    assert list(full) == [clean] and codes(full[clean].items)
+
+    held = pull(second)
+    (root / "sub" / "infer.py").unlink()
+    changed(root / "sub" / "infer.py", types.FileChangeType.Deleted)
+    third = await asyncio.wait_for(held, timeout=120)
+    full = {i.uri: i for i in third.items if i.kind == "full"}
+    assert list(full) == [infer] and list(full[infer].items) == []  # the client clears what it showed
+    assert infer in {i.uri for i in second.items}
 
 
 async def test_scan_command_asks_refreshing_pull_clients_to_pull(neovim, tmp_path):

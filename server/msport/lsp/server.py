@@ -265,8 +265,15 @@ class MsportServer(LanguageServer):
         if not self.pull:
             asyncio.ensure_future(self.publish(uri))
 
+    def workspace_changed(self) -> None:
+        """Wake a held workspace/diagnostic pull (WorkspaceScanner.pull): files on disk, the
+        settings or the set of open documents may have changed."""
+        if self._scanner is not None:
+            self._scanner.changed.set()
+
     def refresh_all(self) -> None:
         """After a configuration change: forget results, then re-push or ask the client to re-pull."""
+        self.workspace_changed()
         self.generation += 1
         self.analyses.clear()
         self._inflight.clear()
@@ -279,19 +286,21 @@ class MsportServer(LanguageServer):
             for doc in self.documents:
                 self.schedule(doc.uri)
 
-    async def watch_rule_files(self) -> None:
-        """Ask the client to report changes of TOML files (pyproject.toml, extend-rules files):
-        the diagnostics of open documents are then recomputed instead of waiting for an edit."""
+    async def watch_files(self) -> None:
+        """Ask the client to report changes of TOML files (pyproject.toml, extend-rules files),
+        so that diagnostics follow them instead of the next edit, and, for pull clients, of
+        Python files, which wake a held workspace/diagnostic pull."""
         caps = self.client_capabilities.workspace
         watched = caps.did_change_watched_files if caps else None
         if not (watched and watched.dynamic_registration):
             return
-        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern="**/*.toml")])
-        registration = types.Registration(id="msport-toml", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
+        globs = ("**/*.toml", "**/*.py") if self.pull else ("**/*.toml",)
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=g) for g in globs])
+        registration = types.Registration(id="msport-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
         try:
             await asyncio.wait_for(self.client_register_capability_async(types.RegistrationParams(registrations=[registration])), timeout=5)
         except Exception as exc:  # the diagnostics then follow the next edit instead
-            log.warning("client/registerCapability for TOML files failed: %r", exc)
+            log.warning("client/registerCapability for watched files failed: %r", exc)
 
     async def load_configuration(self) -> None:
         caps = self.client_capabilities.workspace
@@ -354,7 +363,7 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
     # reach, a full collection during an edit takes ~5 ms instead of ~45 ms on 7,000 lines.
     gc.freeze()
     await ls.load_configuration()
-    await ls.watch_rule_files()
+    await ls.watch_files()
     # The snapshots the hover cards read (70 ms): on the analysis thread, but after the first
     # analyses, which were waiting for the configuration and are queued first by call_soon.
     loop.call_soon(loop.run_in_executor, ls._executor, default_history)
@@ -373,6 +382,8 @@ async def did_change_configuration(ls: MsportServer, params: types.DidChangeConf
 def did_change_watched_files(ls: MsportServer, params: types.DidChangeWatchedFilesParams) -> None:
     if any(change.uri.endswith(".toml") for change in params.changes):
         ls.refresh_all()
+    else:
+        ls.workspace_changed()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -380,6 +391,7 @@ def did_open(ls: MsportServer, params: types.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
     ls.documents.open(doc.uri, doc.text, doc.version)
     ls.schedule(doc.uri)
+    ls.workspace_changed()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -407,6 +419,7 @@ def did_save(ls: MsportServer, params: types.DidSaveTextDocumentParams) -> None:
 def did_close(ls: MsportServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.documents.close(uri)
+    ls.workspace_changed()
     ls.analyses.pop(uri, None)
     ls._inflight.pop(uri, None)
     if not ls.pull:
@@ -492,8 +505,7 @@ async def scan_workspace(ls: MsportServer, *args: Any) -> Dict[str, Any]:
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
 async def workspace_diagnostic(ls: MsportServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
     await ls.config_ready.wait()
-    await ls.scanner.scan(token=params.work_done_token)
-    return ls.scanner.workspace_report({p.uri: p.value for p in params.previous_result_ids})
+    return await ls.scanner.pull({p.uri: p.value for p in params.previous_result_ids}, params.work_done_token)
 
 
 def run(tcp: Optional[str] = None) -> int:

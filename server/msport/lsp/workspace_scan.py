@@ -4,7 +4,8 @@ Two ways in, one scan:
 - ``msport.scanWorkspace`` (workspace/executeCommand): push clients get the findings
   published; pull clients are asked to re-pull when they support refresh;
 - ``workspace/diagnostic`` for pull clients that request it: one report per file, and
-  "unchanged" for files whose text and settings are what they were at the last report.
+  "unchanged" for files whose text and settings are what they were at the last report. A pull
+  with nothing new to report is held until something changes (see ``pull``).
 
 Open documents are left to the per-document diagnostics (else clients show duplicates). The
 scan analyses one file at a time on the server's analysis thread, so an edit in between waits
@@ -30,6 +31,9 @@ from .convert import to_diagnostic
 
 if TYPE_CHECKING:
     from .server import MsportServer
+
+#: The longest a workspace/diagnostic pull with nothing new waits before checking again.
+LONG_POLL_SECONDS = 60.0
 
 
 @dataclass
@@ -119,6 +123,8 @@ class WorkspaceScanner:
         # chunks of the documents being edited from the editor's.
         self.analyzers = Analyzers(cache_size=2_000)
         self._lock = asyncio.Lock()
+        #: Set when a file, a setting or the set of open documents may have changed.
+        self.changed = asyncio.Event()
 
     def roots(self) -> List[str]:
         folders = [to_fs_path(f.uri) for f in self.ls.workspace.folders.values()]
@@ -191,8 +197,33 @@ class WorkspaceScanner:
         self.reports[uri] = report
         return report
 
+    async def pull(self, previous: Dict[str, str], token: Optional[types.ProgressToken], wait: float = LONG_POLL_SECONDS) -> types.WorkspaceDiagnosticReport:
+        """Answer workspace/diagnostic as soon as there is news for the client.
+
+        Clients send the next pull as soon as one is answered (VS Code two seconds later), so a
+        report in which every file is unchanged is held back until something may have changed
+        (``changed``: a watched file, the settings, the open documents) or *wait* seconds pass,
+        then the workspace is checked again. An idle editor then costs a scan a minute instead
+        of a ``stat`` of every file every two seconds; a cancelled pull simply ends here."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while True:
+            self.changed.clear()
+            await self.scan(token=token)
+            token = None  # a client's token carries one begin ... end
+            report = self.workspace_report(previous)
+            if not previous or any(item.kind == "full" for item in report.items) or loop.time() >= deadline:
+                return report
+            try:
+                await asyncio.wait_for(self.changed.wait(), timeout=deadline - loop.time())
+            except asyncio.TimeoutError:
+                pass  # check once more, then answer whatever it finds
+
     def workspace_report(self, previous: Dict[str, str]) -> types.WorkspaceDiagnosticReport:
         items: List = []
+        for uri in sorted(set(previous) - set(self.reports)):
+            if self.ls.documents.get(uri) is None:  # deleted or now excluded: clear what it showed
+                items.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=[], version=None))
         for uri, report in sorted(self.reports.items()):
             if self.ls.documents.get(uri) is not None:
                 continue
