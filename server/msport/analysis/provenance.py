@@ -58,6 +58,10 @@ class Prov:
     origin: Optional[Origin] = None
     deps: FrozenSet[Tuple[str, int]] = frozenset()
     items: Tuple["Prov", ...] = ()  # elements of a tuple or list, when known
+    #: A layer's result: a tensor, or a tuple of tensors and Python values (`x, thw =
+    #: self.pool(x, thw)`, thw a shape), so what its unpacked elements are is not known, not
+    #: even whether they are tensors (name inference would call them all tensors).
+    opaque: bool = False
 
     @property
     def data(self) -> bool:
@@ -71,6 +75,7 @@ class Prov:
 
 UNKNOWN = Prov()
 CONST = Prov(Kind.CONST)
+OPAQUE_ELEMENT = Prov(opaque=True)  # one unpacked element of a layer's result
 
 
 def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = False, keep_items: bool = False) -> Prov:
@@ -110,7 +115,7 @@ def shape_of(prov: Prov) -> Prov:
 
 def element_of(prov: Prov) -> Prov:
     """One element of an unpacked value whose elements are not known one by one."""
-    return replace(prov, items=(), mask=False)
+    return OPAQUE_ELEMENT if prov.opaque else replace(prov, items=(), mask=False)
 
 
 def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
@@ -714,7 +719,7 @@ class ProvenanceVisitor(ScopeVisitor):
         decides only when provenance has nothing to say."""
         if prov.tensor:
             return prov.tensor
-        if prov.kind != Kind.UNKNOWN or prov.items:
+        if prov.kind != Kind.UNKNOWN or prov.items or prov.opaque:
             return None
         return self._tensor_value(node)
 
@@ -759,7 +764,7 @@ class ProvenanceVisitor(ScopeVisitor):
             return shape_of(self.evaluate(node.func.value))
         if target.kind in ("layer",):
             return Prov(Kind.DATA, framework or target.framework or "torch", any(a.dynamic for a in args), False,
-                        next((a.origin for a in args if a.dynamic), None), _all_value_deps(args))
+                        next((a.origin for a in args if a.dynamic), None), _all_value_deps(args), opaque=True)
         if framework is not None:
             return self._eval_tensor_op(node, target, args, framework)
         if target.kind == "api" and target.name.split(".", 1)[0] in self.vocab.value_modules:

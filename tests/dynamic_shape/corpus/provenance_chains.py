@@ -78,3 +78,33 @@ class Reader(nn.Module):
             x = x * 2
         ok = x[:steps]  # ok
         return trimmed, ok
+
+
+def relative_positions(q_thw):
+    q_t, q_h, q_w = q_thw
+    return torch.arange(q_h)  # ok
+
+
+class ShapedPool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool3d(2)
+
+    def forward(self, x, thw):
+        x = self.pool(x)
+        return x, (x.shape[2], x.shape[3], x.shape[4])
+
+
+class PooledAttention(nn.Module):
+    """A layer may return (tensor, shape): the unpacked shape is not data (torchvision's MViT)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool_q = ShapedPool()
+
+    def forward(self, q, thw):
+        q, thw = self.pool_q(q, thw)
+        rel = relative_positions(thw)
+        h = thw[1]
+        crop = q[:h]  # ok
+        return rel, crop
