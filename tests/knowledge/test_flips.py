@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from msport.knowledge import default_knowledge
+from msport.knowledge.cards import api_card
 
 from . import snapshots
 
@@ -84,6 +85,9 @@ def test_no_cpu_kernel_in_graph_mode_falls_back_too():
     assert snapshots.cpu_kernels()["mindspore.mint.diff"] == "no_kernel"
     assert verdict("torch.diff", (2, 10), "ascend").mindspore == "mindspore.mint.diff"
     assert verdict("torch.diff", (2, 10), "cpu").mindspore == "mindspore.ops.diff"
+    card = api_card(default_knowledge(), "torch.diff", (2, 10), "cpu")
+    assert "| `mindspore.mint.diff` | 2.5-2.10 | equivalent | yes    | yes | no  |" in card
+    assert "no kernel, in PyNative or compiled (graph mode" in card  # what the "no" stands on
     done = subprocess.run([sys.executable, "-c", GRAPH_PROBE], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:4] == ["mint.diff pynative (3, 3)", "mint.diff jit True", "ops.diff pynative (3, 3)", "ops.diff jit (3, 3)"]

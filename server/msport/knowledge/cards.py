@@ -102,7 +102,13 @@ def _targets_table(rule: ApiRule) -> List[str]:
         rows.append([f"`{target.mindspore}`", _span(target), status, *("yes" if key in target.backends else "no" for key, _ in _BACKENDS)])
     if not rows:
         return []
-    return _table(["MindSpore target", "versions", "status", *(label for _, label in _BACKENDS)], rows)
+    table = _table(["MindSpore target", "versions", "status", *(label for _, label in _BACKENDS)], rows)
+    if any("cpu" not in t.backends for t in rule.targets if t.mindspore):
+        # Say what "no" stands on: mint.diff runs in PyNative on CPU, but not compiled.
+        table.append("")
+        table.append("CPU `no`: msport ran the target on MindSpore 2.10's CPU backend and it found no kernel, "
+                     "in PyNative or compiled (graph mode, msport's default).")
+    return table
 
 
 def _other_targets(rule: ApiRule, chosen: Optional[str]) -> List[str]:
