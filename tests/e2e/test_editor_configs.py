@@ -16,7 +16,7 @@ from msport.analysis.settings import Settings, editor_values
 from msport.knowledge import default_knowledge
 
 from .expected import findings
-from .harness import REPO, scratch_env
+from .harness import NVIM_011, REPO, scratch_env
 
 try:
     import tomllib
@@ -100,6 +100,52 @@ end }})
     subprocess.run(["nvim", "--headless", "-u", str(init), str(sample)], env=scratch_env(tmp_path / "home"),
                    capture_output=True, timeout=60, cwd=tmp_path)
     assert out.read_text() == str(_count(sample.read_text(encoding="utf-8"), sample))
+
+
+def test_neovim_011_snippets_run_as_written(tmp_path: Path):
+    """docs/editors.md's Neovim 0.11 blocks in Neovim 0.11 (a pull-diagnostics client): the
+    vim.lsp.config / vim.lsp.enable form, then "change a setting without restarting"."""
+    blocks = code_blocks(EDITORS[EDITORS.index("### Neovim 0.11 and newer"):EDITORS.index("### Neovim 0.7 to 0.10")], "lua")
+    config, change = blocks
+    config = config.replace("cmd = { 'msport', 'serve' }", f"cmd = {{ '{sys.executable}', '-m', 'msport', 'serve' }}")
+    assert sys.executable in config and "targetVersion = '2.5'" in change
+    sample = tmp_path / "model.py"
+    # torch.vdot maps to mint.vdot from MindSpore 2.10 on and is missing in 2.5: the change shows.
+    sample.write_text("import torch\n\n\ndef score(a, b):\n    return torch.vdot(a, b) + torch.flatten(a).sum()\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sample'\n")  # a root marker
+    out = tmp_path / "shown.txt"
+    init = tmp_path / "init.lua"
+    init.write_text("vim.g.loaded_python3_provider = 0\n" + config + f"""
+local function shown()  -- what the editor shows: sorted "line:code" pairs
+  local items = {{}}
+  for _, d in ipairs(vim.diagnostic.get(0)) do table.insert(items, d.lnum .. ':' .. d.code) end
+  table.sort(items)
+  return table.concat(items, ' ')
+end
+vim.api.nvim_create_autocmd('FileType', {{ pattern = 'python', once = true, callback = function()
+  vim.schedule(function()
+    vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+    vim.wait(500)
+    local before = shown()
+    local clients = #vim.lsp.get_clients({{ name = 'msport' }})
+    {change}
+    vim.wait(30000, function() return shown() ~= before end, 50)
+    vim.wait(500)
+    local f = io.open('{out}', 'w'); f:write(clients .. '\\n' .. before .. '\\n' .. shown()); f:close()
+    vim.cmd('qall!')
+  end)
+end }})
+""")
+    subprocess.run([str(NVIM_011), "--headless", "-u", str(init), str(sample)], env=scratch_env(tmp_path / "home"),
+                   capture_output=True, timeout=120, cwd=tmp_path)
+    text = sample.read_text(encoding="utf-8")
+
+    def expected(**values) -> str:
+        return " ".join(sorted(f"{f.span.start_line}:{f.code}" for f in findings(text, sample, **values)))
+
+    after = expected(**{"target-version": "2.5"})
+    assert after != expected(), "the documented setting should change the findings"
+    assert out.read_text().split("\n") == ["1", expected(), after]
 
 
 def test_emacs_snippets_run_as_written(tmp_path: Path):

@@ -271,12 +271,16 @@ class MsportServer(LanguageServer):
         if self._scanner is not None:
             self._scanner.changed.set()
 
-    def refresh_all(self) -> None:
-        """After a configuration change: forget results, then re-push or ask the client to re-pull."""
-        self.workspace_changed()
+    def forget_results(self) -> None:
+        """Results computed under the previous settings are never answered again."""
         self.generation += 1
         self.analyses.clear()
         self._inflight.clear()
+
+    def refresh_all(self) -> None:
+        """After a configuration change: forget results, then re-push or ask the client to re-pull."""
+        self.workspace_changed()
+        self.forget_results()
         if self.pull:
             workspace_caps = self.client_capabilities.workspace
             diagnostics_caps = workspace_caps.diagnostics if workspace_caps else None
@@ -374,6 +378,10 @@ async def did_change_configuration(ls: MsportServer, params: types.DidChangeConf
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("msport"), dict):
         ls.editor_settings = {**ls.initial_settings, **settings["msport"]}
+        # A pull may arrive while the configuration is re-read below (a round trip to the
+        # client): it must be answered under the settings just received, not from the results
+        # of the previous ones.
+        ls.forget_results()
     await ls.load_configuration()
     ls.refresh_all()
 
