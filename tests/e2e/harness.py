@@ -208,11 +208,14 @@ def _run_batch(editor: str, argv: List[str], file: Path, out: Path, params: Dict
     return Run(proc.returncode, result, time.monotonic() - started, proc.stdout + proc.stderr)
 
 
-def run_nvim(file: Path, out: Path, params: Dict[str, str], timeout: float = 90) -> Run:
-    nvim = shutil.which("nvim")
+def run_nvim(file: Path, out: Path, params: Dict[str, str], timeout: float = 90, binary: Optional[Path] = None,
+             name: str = "nvim") -> Run:
+    """Neovim on PATH (Debian's 0.7, a push client), or *binary* (NVIM_011, a pull client);
+    *name* names its result and log files in *out*."""
+    nvim = str(binary) if binary is not None and binary.exists() else shutil.which("nvim") if binary is None else None
     if nvim is None:
-        raise RuntimeError(f"nvim not found: {INSTALL_HINT}")
-    return _run_batch("nvim", [nvim, "--headless", "-u", str(E2E / "nvim" / "init.lua"), str(file)],
+        raise RuntimeError(f"{binary or 'nvim'} not found: {INSTALL_HINT}")
+    return _run_batch(name, [nvim, "--headless", "-u", str(E2E / "nvim" / "init.lua"), str(file)],
                       file, out, params, timeout, result_env="E2E_OUT")
 
 

@@ -14,7 +14,7 @@ from msport.analysis.findings import Finding, Severity
 from msport.analysis.settings import SUPPORTED_VERSIONS
 
 from .expected import BACKEND, VERSION, Plan, card_mark, counts, editor_params, utf8_col
-from .harness import OTHER, REPO, run_emacs, run_nvim, run_vscode
+from .harness import NVIM_011, OTHER, REPO, run_emacs, run_nvim, run_vscode
 from .lsp_client import capabilities
 
 LSP_SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 3, Severity.HINT: 4}
@@ -151,11 +151,21 @@ def _nvim_rows(diagnostics: List[dict]) -> List[Tuple]:
 
 
 def test_nvim(installed, the_plan: Plan, workspace, out_dir):
-    p = the_plan
-    run = run_nvim(workspace, out_dir, editor_params(p))
+    """Debian's Neovim 0.7: diagnostics pushed."""
+    _check_nvim(run_nvim(workspace, out_dir, editor_params(the_plan)), the_plan, workspace, "utf-16")
+
+
+def test_nvim_011(installed, the_plan: Plan, workspace, out_dir):
+    """Neovim 0.11: diagnostics pulled (textDocument/diagnostic), positions in UTF-8."""
+    _check_nvim(run_nvim(workspace, out_dir, editor_params(the_plan), binary=NVIM_011, name="nvim-0.11"), the_plan, workspace, "utf-8")
+
+
+def _check_nvim(run, p: Plan, workspace, encoding: str) -> None:
+    """*encoding*: the position encoding msport must pick from what this Neovim offers (0.7
+    knows only UTF-16; 0.11 offers UTF-8 first)."""
     r = run.result
     assert run.returncode == 0 and r["ok"], _explain(run)
-    assert r["offset_encoding"] == "utf-16"
+    assert r["offset_encoding"] == encoding
 
     # Every finding, where msport puts it (byte columns: Neovim converted the UTF-16 ones,
     # including on the line with CJK text and an emoji before the finding).

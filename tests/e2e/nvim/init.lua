@@ -71,7 +71,7 @@ local function run()
   local client = vim.lsp.get_client_by_id(client_id)
   local encoding = client.offset_encoding or 'utf-16'
 
-  -- 1. diagnostics, pushed by the server (0.7 has no pull diagnostics)
+  -- 1. diagnostics: pushed to 0.7 (no pull diagnostics there), pulled by 0.10+
   local n_initial = tonumber(env('E2E_COUNT_INITIAL'))
   result.initial_complete = vim.wait(30000, count_is(bufnr, n_initial), 50)
   result.steps.diagnostics_ms = ms()
@@ -125,7 +125,15 @@ local function run()
   -- 4. settings: what lspconfig does on `settings` changes, as a user would in their config
   local function reconfigure(values)
     client.config.settings = { msport = values }
+    client.settings = client.config.settings  -- 0.11 answers workspace/configuration from here
     client.notify('workspace/didChangeConfiguration', { settings = client.config.settings })
+    -- Neovim 0.10+ pulls diagnostics and has no workspace/diagnostic/refresh: it pulls again on
+    -- an edit or a reload, which is what docs/editors.md tells its users to do (`:edit`). A reload
+    -- detaches clients; vim.lsp.enable re-attaches them itself, this hand-attached one is re-attached.
+    if vim.fn.has('nvim-0.10') == 1 then
+      vim.cmd('edit')
+      vim.lsp.buf_attach_client(bufnr, client_id)
+    end
   end
   reconfigure({ targetVersion = env('E2E_VERSION') })
   result.version_applied = vim.wait(20000, has_message(bufnr, env('E2E_VERSION_MARK')), 50)
