@@ -66,6 +66,17 @@ def test_table_param_name_difference_is_made_concrete_by_the_snapshots():
     assert target.versions[(2, 4)].note == "parameter dim is named axis"
 
 
+def test_a_names_differ_note_the_real_signature_disproves_is_dropped_for_that_release_only():
+    """The tables say the names differ (as in 2.2's ops.ge(x, y)), but 2.7-2.10's real signature has
+    PyTorch's names: equivalent there; the older releases keep their own tables' word."""
+    apis = {"mindspore.ops.foo": ["input", "dim"]}
+    b = builder([row("2.4.10", "mindspore.ops.foo", "minor_diff_note", ["param_name"]),
+                 row("master", "mindspore.ops.foo", "minor_diff_note", ["param_name"])], {v: apis for v in [(2, 7), (2, 8), (2, 9), (2, 10)]})
+    (target,) = b.table_rules()["torch.foo"].targets
+    assert target.versions[(2, 10)].status == "equivalent" and not target.versions[(2, 10)].note
+    assert target.versions[(2, 4)].status == "divergent" and target.versions[(2, 4)].note == "some parameter names differ"
+
+
 def test_an_unstable_signature_is_not_carried_back_to_older_tables():
     old, new = {"mindspore.ops.foo": ["input", "axis"]}, {"mindspore.ops.foo": ["input", "dim2"]}
     b = builder([row("2.4.10", "mindspore.ops.foo", "minor_diff_note", ["param_name"])], {(2, 7): old, (2, 8): old, (2, 9): new, (2, 10): new})

@@ -127,8 +127,9 @@ class Builder:
         status = "divergent" if phrases else "equivalent"
         return Fact(status, sentence(phrases), renames, diff_url(row.table, row.diff_page))
 
-    def snapshot_fact(self, base: Fact, torch: str, mindspore: str, version: Version) -> Fact:
-        """Sharpen a table fact with the real signatures of *version*."""
+    def snapshot_fact(self, base: Fact, torch: str, mindspore: str, version: Version, disproved: bool = True) -> Fact:
+        """Sharpen a table fact with the real signatures of *version*; with *disproved*, drop a
+        "names differ" that the signature of *version* itself shows to be untrue."""
         snap = self.snapshots[version]
         diff = compare_params(self.torch.params(torch), snap.params(mindspore), self.general)
         if diff is None:
@@ -155,6 +156,12 @@ class Builder:
         if base.status == "divergent" and generic in phrases and diff.renamed:
             phrases[phrases.index(generic)] = rename_phrase(diff.renamed)
             renames = renames or diff.renamed
+        elif generic in phrases and disproved and not (diff.renamed or diff.missing or diff.moved or renames):
+            # This release's real signature has PyTorch's parameter names (ops.ge(input, other)):
+            # the tables' "names differ" was carried over from releases that named them x and y.
+            phrases.remove(generic)
+            if not phrases:
+                return Fact("equivalent", "", (), None)
         # A parameter renamed between MindSpore releases: the table describes the newest
         # naming; older releases of the snapshots may still use the old name.
         newest = self.newest.params(mindspore)
@@ -178,7 +185,9 @@ class Builder:
         signatures = {self.snapshots[v].params(mindspore) for v in SNAPSHOT_VERSIONS}
         if generic not in base.note.split("; ") or len(signatures) != 1 or None in signatures:
             return base
-        return self.snapshot_fact(base, torch, mindspore, min(SNAPSHOT_VERSIONS))
+        # Stable names say which parameters differ then, not that none did: those releases'
+        # own tables are the better witness of that.
+        return self.snapshot_fact(base, torch, mindspore, min(SNAPSHOT_VERSIONS), disproved=False)
 
     # -- one rule per torch API ------------------------------------------------------------
     def table_rules(self) -> Dict[str, GenRule]:
