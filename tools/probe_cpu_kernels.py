@@ -326,7 +326,14 @@ def graph_child(items_path, log_path):
                 record["error"], no_kernel = describe_error(exc)
                 if no_kernel:
                     record["no_kernel"] = no_kernel
-            log.write(json.dumps(record) + "\n")
+            log.write(json.dumps(scrub_paths(record)) + "\n")
+
+
+def scrub_paths(record):
+    """The probe's own scratch module, named the same in every run, so that reruns write the
+    same file ("In file /tmp/probe-graph-x1y2/graph_4711_3.py:9" -> "In file <probe>:9")."""
+    return {k: re.sub(r"\S*/probe-graph-[^/\s]+/graph_\d+_\d+\.py", "<probe>", v) if isinstance(v, str) else v
+            for k, v in record.items()}
 
 
 # --------------------------------------------------------------------------
