@@ -113,6 +113,30 @@ def test_broken_pyproject_is_reported_and_defaults_used(tmp_path):
     assert "MS103" in run.stdout
 
 
+def test_show_settings_names_where_each_value_comes_from(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.msport]\nbackend = "cpu"\nseverity = { MS102 = "error" }\n')
+    (tmp_path / "m.py").write_text("import torch\ny = torch.cat(a)\n")
+    run = msport("check", "--show-settings", "--target-version", "2.5", str(tmp_path / "m.py"))
+    assert run.returncode == 0, run.stderr
+    lines = [" ".join(line.split()) for line in run.stdout.splitlines()]
+    pyproject = tmp_path / "pyproject.toml"
+    assert lines[0] == f"Settings for {tmp_path / 'm.py'} (configuration: {pyproject} ([tool.msport]))"
+    assert 'target-version = "2.5" # command line' in lines
+    assert f'backend = "cpu" # {pyproject}' in lines
+    assert f'severity = {{ "MS102" = "error" }} # {pyproject}' in lines
+    assert 'mode = "graph" # default' in lines
+    assert "MS10" not in run.stdout.replace('"MS102"', "")  # nothing was checked
+
+
+def test_show_settings_reports_a_bad_value_and_exits_2(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.msport]\nbackend = "tpu"\n')
+    (tmp_path / "m.py").write_text("import torch\n")
+    run = msport("check", "--show-settings", str(tmp_path / "m.py"))
+    assert run.returncode == 2
+    assert 'backend = "ascend"' in run.stdout and "# default" in run.stdout.split('backend = "ascend"')[1].split("\n")[0]
+    assert f"problem: {tmp_path / 'pyproject.toml'}: backend: expected one of ascend, gpu, cpu, got 'tpu'" in run.stdout
+
+
 def test_pyproject_settings_apply(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.msport]\nignore = ["MS103"]\nper-file-ignores = { "legacy/*" = ["MS1"] }\n')
     (tmp_path / "legacy").mkdir()

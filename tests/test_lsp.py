@@ -150,6 +150,19 @@ async def test_configuration_change_reaches_pull_clients(neovim: LanguageClient)
     assert neovim.diagnostic_refresh_count == 0
 
 
+async def test_effective_settings_say_where_each_value_comes_from(neovim: LanguageClient):
+    neovim.set_configuration({"ignore": ["MS103"]}, section="msport")
+    neovim.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    for _ in range(100):  # the server re-reads the configuration asynchronously
+        rows = {r["key"]: r for r in await neovim.protocol.send_request_async("msport/effectiveSettings", {"uri": URI})}
+        if rows["ignore"]["value"] == '["MS103"]':
+            break
+        await asyncio.sleep(0.05)
+    assert rows["ignore"] == {"key": "ignore", "value": '["MS103"]', "origin": "editor settings (msport.*)"}
+    assert rows["target-version"] == {"key": "target-version", "value": '"2.10"', "origin": "default"}
+    assert len(rows) == 12
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def refreshing(lsp_client: LanguageClient):
     caps = client_capabilities("neovim@v0.11.0")

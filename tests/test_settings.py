@@ -106,3 +106,12 @@ def test_oversized_file_gets_one_informational_finding(analyze):
     text = "x = 1\n" * 50
     (finding,) = analyze(text, max_lines=10)
     assert finding.code == "MS002" and finding.severity == Severity.INFO and "max-lines" in finding.message
+
+
+def test_origins_follow_the_last_layer_that_set_a_value():
+    s = Settings().merged({"backend": "cpu", "ignore": ["MS103"]}, "/p/pyproject.toml")
+    s = s.merged({"backend": "gpu", "mode": "warp"}, "editor settings")
+    where = {key: origin for key, _, origin in s.described()}
+    assert where["backend"] == "editor settings" and where["ignore"] == "/p/pyproject.toml"
+    assert where["mode"] == "default"  # the bad value was not used, so neither was its origin
+    assert s == Settings().merged({"backend": "gpu", "ignore": ["MS103"]}, "elsewhere")  # origins are not part of equality

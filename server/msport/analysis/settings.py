@@ -9,8 +9,10 @@ the source and key, and the value from the layer below is kept.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .findings import Severity
@@ -61,6 +63,9 @@ class Settings:
     #: The user's own API rule files (same format as rules/api/*.toml), laid over msport's.
     extend_rules: Tuple[str, ...] = ()
     problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
+    #: (key, where its value was set: a file path, "editor settings", "command line"), for
+    #: `msport check --show-settings` and the editor's msport/effectiveSettings.
+    origins: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def version(self) -> Tuple[int, int]:
@@ -118,7 +123,29 @@ class Settings:
                     changes[attr] = tuple(os.path.join(base_dir, p) for p in changes[attr])
             except ValueError as exc:
                 problems.append(SettingProblem(origin, raw_key, str(exc), _describe(getattr(self, attr))))
-        return replace(self, **changes, problems=tuple(problems))
+        set_keys = {_canonical_key(k) for k in values if _KEYS.get(_canonical_key(k), ("",))[0] in changes}
+        origins = tuple((k, o) for k, o in self.origins if k not in set_keys) + tuple((k, origin) for k in sorted(set_keys))
+        return replace(self, **changes, problems=tuple(problems), origins=origins)
+
+    def described(self) -> List[Tuple[str, str, str]]:
+        """(key, value written as in pyproject.toml, where it was set or "default") for every
+        setting: what `--show-settings` prints."""
+        where = dict(self.origins)
+        return [(key, _as_toml(getattr(self, attr), attr in _TABLES), where.get(key, "default")) for key, (attr, _) in _KEYS.items()]
+
+
+#: Settings held as (key, value) pairs, written as TOML tables.
+_TABLES = frozenset({"severity", "per_file_ignores"})
+
+
+def _as_toml(value: Any, table: bool = False) -> str:
+    if isinstance(value, Enum):
+        value = value.value
+    if table:
+        return "{" + ", ".join(f" {json.dumps(k)} = {_as_toml(v)}" for k, v in value) + (" }" if value else "}")
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_as_toml(v) for v in value) + "]"
+    return json.dumps(value)
 
 
 def _matches(code: str, prefixes: Iterable[str]) -> bool:

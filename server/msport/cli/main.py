@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--output", "-o", type=Path, help="write the report to this file instead of standard output")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes to the files, then report what is left")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix: apply the unsafe fixes too")
+    check.add_argument("--show-settings", action="store_true", help="print the settings that govern each PATH and where each comes from, and check nothing")
     _add_jobs_flag(check)
     _add_setting_flags(check)
 
@@ -154,6 +155,10 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if command_line_settings(args.paths, flags, known) is None:
         return EXIT_ERROR
+    if args.show_settings:
+        from .show_settings import show_settings
+
+        return show_settings(args.paths, flags, known)
     files, error = files_with_settings(args.paths, flags, known)
     jobs = [CheckJob(path, str(path), settings, args.fix, args.unsafe_fixes, args.format != "text") for path, settings in files]
     results = []

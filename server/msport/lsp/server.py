@@ -468,6 +468,16 @@ def document_state(ls: MsportServer, params: Any) -> Dict[str, Any]:
     return {"uri": uri, "version": doc.version, "text": doc.text}
 
 
+@server.feature("msport/effectiveSettings")
+def effective_settings(ls: MsportServer, params: Any) -> List[Dict[str, str]]:
+    """The settings that govern a document, each with where it was set ("default", a
+    pyproject.toml, "editor settings (msport.*)"): for users whose setting seems ignored."""
+    uri = getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(message="msport/effectiveSettings: expected {\"uri\": <document or folder URI>}")
+    return [{"key": key, "value": value, "origin": origin} for key, value, origin in ls.settings_for(uri).described()]
+
+
 @server.feature("msport/loadedModules")
 def loaded_modules(ls: MsportServer, params: Any) -> List[str]:
     """Debugging aid (and tests/test_startup.py's probe): every module imported so far. Asked
