@@ -62,6 +62,9 @@ class Prov:
     #: self.pool(x, thw)`, thw a shape), so what its unpacked elements are is not known, not
     #: even whether they are tensors (name inference would call them all tensors).
     opaque: bool = False
+    #: A tuple of index tensors, one per dimension, their number unknown (where(cond)): its
+    #: first subscript picks one of them, which keeps the data-dependent length.
+    index_tuple: bool = False
 
     @property
     def data(self) -> bool:
@@ -94,7 +97,7 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
         items = tuple(join(group, keep_items=True) for group in zip(*(p.items for p in provs)))
     if dynamic:
         kind = Kind.DATA
-    return Prov(kind, tensor, dynamic, mask, origin, deps, items)
+    return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs))
 
 
 def value_deps(prov: Prov) -> FrozenSet[Tuple[str, int]]:
@@ -115,7 +118,7 @@ def shape_of(prov: Prov) -> Prov:
 
 def element_of(prov: Prov) -> Prov:
     """One element of an unpacked value whose elements are not known one by one."""
-    return OPAQUE_ELEMENT if prov.opaque else replace(prov, items=(), mask=False)
+    return OPAQUE_ELEMENT if prov.opaque else replace(prov, items=(), mask=False, index_tuple=False)
 
 
 def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
@@ -146,7 +149,8 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> 
     if dynamic:
         kind = Kind.DATA
     items = tuple(instantiate(item, args, call) for item in summary.items)
-    return Prov(kind, tensor, dynamic, mask, origin if (dynamic or kind == Kind.DATA) else None, frozenset(), items)
+    return Prov(kind, tensor, dynamic, mask, origin if (dynamic or kind == Kind.DATA) else None, frozenset(), items,
+                index_tuple=summary.index_tuple)
 
 
 @dataclass(frozen=True)
@@ -293,6 +297,9 @@ class ProvenanceVisitor(ScopeVisitor):
         self._hits: Dict[int, Optional[TriggerHit]] = {}
         self._counter = 0
         self._branch_depth = 0
+        #: per scope: name -> (dumped test, the test's binding, the name's binding, binding if
+        #: the test holds, binding if not), from `name = a if test else b`
+        self._alternatives: Dict[int, Dict[str, Tuple]] = {}
 
     # -- environment -----------------------------------------------------------------
     def env(self) -> Dict[str, Binding]:
@@ -350,6 +357,37 @@ class ProvenanceVisitor(ScopeVisitor):
         super().visit_Assign(node)
         for target in node.targets:
             self.bind_target(target, prov, node.value)
+        self._note_alternatives(node)
+
+    def _note_alternatives(self, node: ast.Assign) -> None:
+        """`v = a if flag else b`: remember both sides, so that a later `if flag:` walks its
+        branches with v = a and v = b (torchvision's roi_align builds a range from v only
+        where flag says it is the constant)."""
+        value = node.value
+        if not (isinstance(value, ast.IfExp) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(value.test, (ast.Name, ast.Attribute))):
+            return
+        name = node.targets[0].id
+        sides = []
+        for side in (value.body, value.orelse):
+            signature = self.signature(side)
+            sides.append((self.evaluate(side), signature if signature is not None else self.fresh_signature(name)))
+        self._alternatives.setdefault(id(self.scope), {})[name] = (
+            ast.dump(value.test), self._condition_binding(value.test), self.env()[name], sides[0], sides[1])
+
+    def _condition_binding(self, test: ast.AST) -> Optional[Binding]:
+        return self.lookup(test.id) if isinstance(test, ast.Name) else None
+
+    def _refinements(self, test: ast.AST) -> List[Tuple[str, Binding, Binding, Binding]]:
+        """(name, its binding, binding where *test* holds, where it does not) for the names
+        assigned `a if test else b` and not rebound since (nor the test's own name)."""
+        env = self.env()
+        dumped = ast.dump(test) if isinstance(test, (ast.Name, ast.Attribute)) else None
+        found = []
+        for name, (cond, cond_binding, binding, true, false) in self._alternatives.get(id(self.scope), {}).items():
+            if cond == dumped and env.get(name) is binding and self._condition_binding(test) is cond_binding:
+                found.append((name, binding, true, false))
+        return found
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         prov = self.evaluate(node.value) if node.value is not None else None
@@ -397,16 +435,24 @@ class ProvenanceVisitor(ScopeVisitor):
         self.visit(node.test)
         env = self.env()
         before = dict(env)
+        test, negated = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        refinements = self._refinements(test)
         self._branch_depth += 1
+        for name, _, true, false in refinements:
+            env[name] = false if negated else true
         for stmt in node.body:
             self.visit(stmt)
-        after_body = dict(env)
+        after_body = _unrefined(dict(env), refinements)
         env.clear()
         env.update(before)
+        for name, _, true, false in refinements:
+            env[name] = true if negated else false
         for stmt in node.orelse:
             self.visit(stmt)
         self._branch_depth -= 1
-        after_else = dict(env)
+        after_else = _unrefined(dict(env), refinements)
         env.clear()
         env.update(self._merge(after_body, after_else, before))
         self.after_if(node, before, after_body, after_else)
@@ -459,7 +505,11 @@ class ProvenanceVisitor(ScopeVisitor):
                 if self.symbolic and len(self.frames) == 1:
                     self.bind_name(name, Prov(deps=frozenset({("value", index)})), None)
                 continue
-            if isinstance(value, TensorValue):
+            if isinstance(value, TensorValue) and self.symbolic and len(self.frames) == 1:
+                # A tensor (x: Tensor) whose values the call decides: built from shapes at one
+                # call (torch.tensor(x.shape)), data at another.
+                self.bind_name(name, Prov(tensor=value.framework, mask=self._mask_name(name), deps=frozenset({("value", index), ("mask", index)})), None)
+            elif isinstance(value, TensorValue):
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
                 self.scope.values[name] = TensorValue(framework)
@@ -483,6 +533,7 @@ class ProvenanceVisitor(ScopeVisitor):
     def leave_function(self, node: ast.AST) -> None:
         self.frames.pop()
         self._envs.pop(id(self.scope), None)
+        self._alternatives.pop(id(self.scope), None)
 
     def graph_framework(self, node: ast.AST, qualname: Optional[str]) -> Optional[str]:
         """The framework when *node* is compiled by a jit decorator (its inputs are tensors)."""
@@ -673,6 +724,12 @@ class ProvenanceVisitor(ScopeVisitor):
                     return base.items[node.slice.value]
             return replace(join([base, index]), items=(), tensor=None, mask=False)
         dynamic = base.dynamic or hit is not None
+        if hit is None and base.dynamic and self._scalar_index(_index_elements(node.slice)[0]):
+            if base.index_tuple:
+                return replace(base, index_tuple=False, items=(), mask=False)  # where(m)[0]: one index tensor
+            # One element along the first axis, the one whose length follows the data (rows of
+            # nonzero, x[mask], unique): what is left has a fixed shape (where(m)[0][0], nonzero(m)[0]).
+            dynamic = False
         # The nearest data-dependent step is the one to show (and fix) first.
         origin = self.origin(node) if hit is not None else (base.origin if base.dynamic else None)
         deps = set(value_deps(base))
@@ -690,6 +747,17 @@ class ProvenanceVisitor(ScopeVisitor):
         # A tensor's elements are data; a parameter that may be a tensor or a list keeps its own kind.
         kind = Kind.DATA if framework is not None or dynamic else base.kind
         return Prov(kind, framework, dynamic, keeps_mask, origin, frozenset(deps))
+
+    def _scalar_index(self, element: ast.AST) -> bool:
+        """A Python integer index (a literal or a known non-tensor number): it drops an axis."""
+        if isinstance(element, ast.UnaryOp) and isinstance(element.op, ast.USub):
+            element = element.operand
+        if isinstance(element, ast.Constant):
+            return isinstance(element.value, int) and not isinstance(element.value, bool)
+        if isinstance(element, (ast.Slice, ast.Starred)):
+            return False
+        prov = self.evaluate(element)
+        return prov.kind != Kind.UNKNOWN and not (prov.tensor or prov.items or prov.opaque or prov.mask)
 
     def subscript_hit(self, node: ast.Subscript) -> Optional[Tuple[str, ast.AST, Prov]]:
         """("slice" | "mask_index" | "index", the offending part, its provenance) of a tensor subscript."""
@@ -740,7 +808,8 @@ class ProvenanceVisitor(ScopeVisitor):
             origin = self.origin(node)
             if hit.prov is not None and hit.trigger.test == "shape" and hit.prov.origin is not None:
                 origin = hit.prov.origin
-            result = Prov(Kind.DATA, framework or "mindspore", True, False, origin)
+            # where(cond) returns one index tensor per dimension of cond.
+            result = Prov(Kind.DATA, framework or "mindspore", True, False, origin, index_tuple=hit.trigger.test == "single-argument")
             return replace(result, items=self._output_items(node, hit, result, args))
         if self.symbolic and (trigger := self.trigger_of(target)) is not None and trigger.test in ("value", "shape"):
             deps = set()
@@ -752,6 +821,8 @@ class ProvenanceVisitor(ScopeVisitor):
         short = target.name.rpartition(".")[2]
         if target.kind == "method" and short in self.vocab.data_methods:
             receiver = args[0]
+            if receiver.kind == Kind.SHAPE and not receiver.dynamic:
+                return Prov(Kind.SHAPE, deps=value_deps(receiver))  # torch.tensor(x.shape).max().item()
             return Prov(Kind.DATA, origin=self.origin(node), deps=value_deps(receiver))
         if attr in self.vocab.data_methods and target.kind == "unknown":
             receiver = self.evaluate(node.func.value)
@@ -820,6 +891,10 @@ class ProvenanceVisitor(ScopeVisitor):
             # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):
             # constant or shape-derived when they are.
             kind = max((a.kind for a in args), default=Kind.CONST)
+        elif tensors and all(a.kind == Kind.SHAPE for a in tensors) and max(a.kind for a in args) == Kind.SHAPE:
+            # Computed from tensors built out of shapes (torch.tensor(x.shape[-2:]).min()): known
+            # when the graph is compiled, as the shapes are.
+            kind = Kind.SHAPE
         else:
             kind = Kind.DATA
         origin = next((a.origin for a in tensors if a.dynamic), None) if dynamic else None
@@ -929,10 +1004,34 @@ class ProvenanceVisitor(ScopeVisitor):
         """What a for loop binds: numbers of a range, elements of a tensor or list."""
         if isinstance(iterable, ast.Call) and self.call_target(iterable).kind == "builtin" and self.call_target(iterable).name == "range":
             return self.evaluate(iterable)
+        paired = self._paired_iteration(iterable)
+        if paired is not None:
+            return paired
         prov = self.evaluate(iterable)
         if prov.tensor:
             return Prov(prov.kind if prov.kind != Kind.UNKNOWN else Kind.DATA, prov.tensor)
         return element_of(replace(prov, dynamic=False)) if prov.kind == Kind.DATA else UNKNOWN
+
+    def _paired_iteration(self, iterable: ast.AST) -> Optional[Prov]:
+        """zip(a, b) and enumerate(a) bind a tuple: one element of each iterable (the rows of a
+        tensor are tensors), and a Python counter for enumerate."""
+        if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip", "enumerate")):
+            return None
+        if self.scope.lookup(iterable.func.id)[0] or self.context.binding(iterable.func.id) is not None:
+            return None  # a local or imported zip/enumerate
+        if any(isinstance(a, ast.Starred) for a in iterable.args) or not iterable.args:
+            return None
+        if iterable.func.id == "zip":
+            return Prov(items=tuple(self._iteration(a) for a in iterable.args))
+        return Prov(items=(Prov(Kind.SHAPE), self._iteration(iterable.args[0])))
+
+
+def _unrefined(env: Dict[str, Binding], refinements) -> Dict[str, Binding]:
+    """A branch's environment with the names refined for it, and not rebound in it, restored."""
+    for name, binding, true, false in refinements:
+        if env.get(name) is true or env.get(name) is false:
+            env[name] = binding
+    return env
 
 
 def _annotated_params(node: ast.AST) -> FrozenSet[str]:
