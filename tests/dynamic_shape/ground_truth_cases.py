@@ -22,6 +22,9 @@ V_A, V_B = "Tensor(np.array([1, 1, 2, 3], np.int32))", "Tensor(np.array([1, 1, 1
 C_A, C_B = "Tensor(np.array([1, 1, 0], np.int32))", "Tensor(np.array([1, 1, 1], np.int32))"
 SEG_A = "Tensor(np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1], np.int32))"
 SEG_B = "Tensor(np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], np.int32))"
+# Boxes (x1, y1, x2, y2, score): A has two overlapping pairs, B none.
+BOXES_A = "Tensor(np.array([[0, 0, 10, 10, 0.9], [1, 1, 11, 11, 0.8], [20, 20, 30, 30, 0.7], [0, 0, 10, 10, 0.6]], np.float32))"
+BOXES_B = "Tensor(np.array([[0, 0, 10, 10, 0.9], [40, 40, 50, 50, 0.8], [20, 20, 30, 30, 0.7], [60, 60, 70, 70, 0.6]], np.float32))"
 
 
 def i64(value):
@@ -55,6 +58,10 @@ CASES = [
     ("nonzero", None, "static", "return (x > t).astype(ms.int32)", "x, t", T3, T7),
     ("where-one-argument", "MS201", "varies", "return mint.where(x > t)[0]", "x, t", T3, T7),
     ("where-one-argument", None, "static", "return ops.where(x > t, x, ops.zeros_like(x))", "x, t", T3, T7),
+    # torchvision's nms has no MindSpore name: ported with NMSWithMask, keeping only the survivors
+    # is what makes the length follow the data; the flags themselves have one per box.
+    ("nms", "MS201", "varies", "_, idx, keep = ops.NMSWithMask(0.5)(b)\n    return ops.masked_select(idx, keep)", "b", [BOXES_A], [BOXES_B]),
+    ("nms", None, "static", "_, idx, keep = ops.NMSWithMask(0.5)(b)\n    return ops.where(keep, idx, ops.full_like(idx, -1))", "b", [BOXES_A], [BOXES_B]),
     ("bincount", "MS201", "varies", "return ops.bincount(v)", "v", ["Tensor(np.array([1, 2], np.int32))"], ["Tensor(np.array([1, 5], np.int32))"]),
     ("bincount", None, "static", "return ops.one_hot(v, 8, Tensor(1.0), Tensor(0.0)).sum(0)", "v", ["Tensor(np.array([1, 2], np.int32))"], ["Tensor(np.array([1, 5], np.int32))"]),
     ("sorted-segment", "MS201", "varies", "return ops.SegmentSum()(x, v)", "x, v", [X, SEG_A], [X, SEG_B]),

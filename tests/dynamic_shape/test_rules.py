@@ -1,11 +1,15 @@
 """rules/dynamic_shape.toml: loads cleanly, names real APIs, and bad entries are reported precisely."""
 
+import ast
 import json
+import os
+from pathlib import Path
 
 from msport.knowledge.loader import rules_dir
 from msport.knowledge.triggers import load_triggers
 
 SNAPSHOTS = rules_dir() / "snapshots"
+CORPUS = Path(os.environ.get("MSPORT_CORPUS") or Path(__file__).resolve().parents[2] / ".cache" / "corpus")
 
 
 def snapshot_names(prefix):
@@ -26,13 +30,22 @@ def test_trigger_rules_load_without_problems(knowledge):
         assert info.category == "dynamic-shape" and info.summary and info.why and info.example and info.fix
 
 
+def torchvision_ops():
+    """The public names of torchvision.ops, read from the real torchvision source (the wheel
+    tools/test.sh unpacks for the coverage test): what `from ... import` puts in its __init__."""
+    init = CORPUS / "torchvision" / "torchvision" / "ops" / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    return {f"torchvision.ops.{alias.asname or alias.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+
+
 def test_every_api_named_by_a_trigger_exists_in_the_real_packages(knowledge):
     torch_names = snapshot_names("torch")
     mindspore_names = snapshot_names("mindspore")
-    assert torch_names and mindspore_names
+    vision_names = torchvision_ops()
+    assert torch_names and mindspore_names and "torchvision.ops.nms" in vision_names
     unknown = []
     for name in knowledge.triggers.api_names():
-        known = torch_names if name.startswith("torch.") else mindspore_names
+        known = torch_names if name.startswith("torch.") else vision_names if name.startswith("torchvision.") else mindspore_names
         if name not in known:
             unknown.append(name)
     assert unknown == []
@@ -63,7 +76,7 @@ def test_malformed_trigger_entries_name_file_entry_and_field(tmp_path, knowledge
     text = [str(p) for p in problems]
     assert any("dynamic_shape.toml, trigger #" in t and "(broken), field 'code': MS299 is not defined" in t for t in text)
     assert any("(broken), field 'test': expected one of always, single-argument, value, shape" in t for t in text)
-    assert any("(broken), field 'apis': expected a qualified torch or mindspore name, got 'numpy.unique'" in t for t in text)
+    assert any("(broken), field 'apis': expected a qualified torch, torchvision or mindspore name, got 'numpy.unique'" in t for t in text)
     assert any("(no-arg), field 'positions': expected a list of argument positions" in t for t in text)
     assert any("(no-arg), field 'apis'" in t and "alias prefix mindspore.ops.operations" in t for t in text)
     assert any("(no-arg), field 'speed': unknown field" in t for t in text)

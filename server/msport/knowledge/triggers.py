@@ -224,8 +224,8 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
 def _names(entry: _Entry, field_name: str, aliases: Mapping[str, str]) -> Tuple[str, ...]:
     names = entry.strings(field_name)
     for name in names:
-        if not name.startswith(("torch.", "mindspore.")):
-            entry.problem(field_name, f"expected a qualified torch or mindspore name, got {name!r}")
+        if not name.startswith(("torch.", "torchvision.", "mindspore.")):
+            entry.problem(field_name, f"expected a qualified torch, torchvision or mindspore name, got {name!r}")
         for prefix, target in aliases.items():
             if name == prefix or name.startswith(prefix + "."):
                 entry.problem(field_name, f"{name} uses the alias prefix {prefix}; write {target}{name[len(prefix):]}")

@@ -5,6 +5,8 @@ line that must have that finding; `# ok` a line that must have none."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
+from torchvision.ops import boxes as box_ops
 
 
 class DegenerateBoxCheck(nn.Module):
@@ -84,3 +86,16 @@ class AdaptiveSampling(nn.Module):
             ok_too = torch.arange(grid_h)  # ok
         count = torch.arange(grid_h)  # MS210
         return iy, ok_too, count
+
+
+class DetectionPostprocess(nn.Module):
+    # torchvision/models/detection/{rpn,roi_heads,fcos,retinanet,ssd}.py: non-maximum suppression
+    # keeps as many boxes as survive, and the results are gathered with what it kept.
+    def forward(self, boxes, scores, labels):
+        small = box_ops.remove_small_boxes(boxes, 1e-3)  # MS201
+        boxes, scores = boxes[small], scores[small]  # MS205
+        keep = box_ops.batched_nms(boxes, scores, labels, 0.5)  # MS201
+        kept = boxes[keep]  # MS205
+        plain = torchvision.ops.nms(boxes, scores, 0.7)  # MS201
+        top = plain[:100]  # ok
+        return kept, top
