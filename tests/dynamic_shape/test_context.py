@@ -199,3 +199,27 @@ def test_nesting_deeper_than_the_recursion_limit_is_not_a_crash():
     )
     findings = Analyzer(checks=(DynamicShapeCheck,)).analyze(text, Settings()).findings
     assert [f.code for f in findings] == ["MS201"]  # the deep chunk is given up, the others checked
+
+
+AUGMENT = (
+    "import torch\n"
+    "from torch import nn\n"
+    "class RandomCrop(nn.Module):\n"
+    "    def forward(self, img, boxes):\n"
+    "        keep = boxes[:, 2] > boxes[:, 0]\n"
+    "        return img, boxes[keep]\n"
+)
+
+
+@pytest.mark.parametrize("path, exempt", [
+    ("project/transforms/crop.py", True),  # a transforms package (torchvision/transforms/)
+    ("yolox/data/data_augment.py", True),
+    ("mmdet/datasets/pipelines/transforms.py", True),
+    ("project/models/head.py", False),
+    ("torchvision/models/detection/transform.py", False),  # resizing inside the model
+    (None, False),
+])
+def test_files_of_the_data_pipeline_are_exempt_by_where_they_live(analyze, path, exempt):
+    """The same nn.Module: a transform in a data-pipeline file, model code elsewhere."""
+    found = dynamic(analyze(AUGMENT, path=path))
+    assert (found == []) == exempt, found

@@ -108,7 +108,7 @@ class Analyzer:
             facts.append(cached[1])
         context = build_module_context(facts, self.knowledge)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
-        context = self._graph.extend(context, [p for p in parsed if p.error is None])
+        context = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path))
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:

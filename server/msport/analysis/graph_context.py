@@ -274,9 +274,20 @@ class GraphContextBuilder:
         self._last[slot] = value
         return value
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
+    def is_pipeline_file(self, path: Optional[str]) -> bool:
+        """A file that is data-pipeline code as a whole, by where it lives ([pipeline] directories
+        and files): its functions are never compiled, whatever they look like."""
+        if not path:
+            return False
+        parts = path.replace("\\", "/").split("/")
+        pipeline = self.knowledge.triggers.pipeline
+        stem = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
+        return stem in pipeline.files or any(part in pipeline.directories for part in parts[:-1])
+
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False) -> ModuleContext:
         """*context* with the graph facts of the module made of *chunks* (those that parse).
-        A chunk's tree is asked for (and parsed, if released) only when its facts are not cached."""
+        A chunk's tree is asked for (and parsed, if released) only when its facts are not cached.
+        *pipeline_file*: the whole file is data-pipeline code (see is_pipeline_file)."""
         if not self.knowledge.triggers.triggers:
             return context
         base_key = self._intern("base", context.key)
@@ -285,7 +296,7 @@ class GraphContextBuilder:
         decls = {d.qualname: d for _, f in facts for d in f.functions}
         shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
         edges = {name: self._resolve_calls(decl, shell, decls) for name, decl in decls.items()}
-        statuses = _statuses(decls, edges, facts, shell)
+        statuses = _statuses(decls, edges, facts, shell, pipeline_file)
         # Summaries matter only for functions something calls, and argument facts only for
         # calls: a chunk with neither is not summarised at all.
         called = {callee for targets in edges.values() for callee in targets}
@@ -374,12 +385,15 @@ def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
         pass
 
 
-def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph) -> Dict[str, str]:
+def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph,
+              pipeline_file: bool = False) -> Dict[str, str]:
     status: Dict[str, str] = {}
     jit_roots = [n for n, d in decls.items() if d.root == JIT]
     jit_roots += [r for _, f in facts for r in f.jit_refs if r in decls]
-    graph_roots = [n for n, d in decls.items() if d.root == GRAPH]
-    pipeline_roots = [n for n, d in decls.items() if d.root == PIPELINE]
+    # In a pipeline file only what is explicitly jit-compiled is graph code (torchvision's
+    # RandomErasing is an nn.Module, but a transform).
+    graph_roots = [] if pipeline_file else [n for n, d in decls.items() if d.root == GRAPH]
+    pipeline_roots = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
     for _, f in facts:
         for ref in f.pipeline_refs:
             if ref in decls:

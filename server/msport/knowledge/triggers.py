@@ -33,7 +33,7 @@ _PROVENANCE_FIELDS = (
     "mask_parameter_names", "scalar_parameter_names",
 )
 _GRAPH_FIELDS = ("decorators", "set_context", "graph_mode", "pynative_mode")
-_PIPELINE_FIELDS = ("bases", "base_modules", "methods", "keywords", "class_words", "function_words")
+_PIPELINE_FIELDS = ("bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files")
 
 
 @dataclass(frozen=True)
