@@ -458,10 +458,15 @@ async def code_action(ls: MsportServer, params: types.CodeActionParams) -> Optio
     return await code_actions(ls, params)
 
 
+def _uri_param(params: Any) -> Any:
+    """The "uri" of a custom request's parameters (pygls hands them over as an object or a dict)."""
+    return getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
+
+
 @server.feature("msport/documentState")
 def document_state(ls: MsportServer, params: Any) -> Dict[str, Any]:
     """Debugging aid (and the text-sync tests' probe): msport's copy of a document."""
-    uri = getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
+    uri = _uri_param(params)
     doc = ls.documents.get(uri) if uri else None
     if doc is None:
         raise JsonRpcInvalidParams(message=f"msport/documentState: {uri} is not open")
@@ -472,7 +477,7 @@ def document_state(ls: MsportServer, params: Any) -> Dict[str, Any]:
 def effective_settings(ls: MsportServer, params: Any) -> List[Dict[str, str]]:
     """The settings that govern a document, each with where it was set ("default", a
     pyproject.toml, "editor settings (msport.*)"): for users whose setting seems ignored."""
-    uri = getattr(params, "uri", None) or (params.get("uri") if isinstance(params, dict) else None)
+    uri = _uri_param(params)
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams(message="msport/effectiveSettings: expected {\"uri\": <document or folder URI>}")
     return [{"key": key, "value": value, "origin": origin} for key, value, origin in ls.settings_for(uri).described()]
