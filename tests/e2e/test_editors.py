@@ -81,7 +81,7 @@ def test_vscode(installed, the_plan: Plan, workspace, out_dir):
     assert [re.match(r"\d+\.\d+", row)[0] for row in r["version_choices"]] == list(reversed(SUPPORTED_VERSIONS))
     assert "current" in r["version_choices"][0]
     assert [re.sub(r"(Version|Backend).*", r"\1", row) for row in r["status_menu"]] == [
-        "Select Target Version", "Select Backend", "Scan Workspace", "Show Migration Report", "Restart Server", "Show Logs"]
+        "Select Target Version", "Select Backend", "Scan Workspace", "Show Migration Report", "Show Effective Settings", "Restart Server", "Show Logs"]
     # The commands wrote the workspace's settings, which is where the later edit added ignore.
     assert r["workspace_settings_before_ignore"] == {"msport.targetVersion": VERSION, "msport.backend": BACKEND}
 
@@ -137,6 +137,12 @@ def test_vscode(installed, the_plan: Plan, workspace, out_dir):
         assert f"MindSpore {VERSION} on {params['E2E_BACKEND']}" in r["report_text"], r["report_text"][:500]
     else:
         assert "no report command" in r["report_error"]
+
+    # Show Effective Settings: the values in force, each with the layer that set it.
+    lines = r["settings_lines"]
+    assert f'target-version = "{VERSION}" # editor settings (msport.*)' in lines, lines
+    assert 'select = ["MS1"] # ' + str(workspace.parent / "pyproject.toml") in lines, lines
+    assert 'mode = "graph" # default' in lines, lines
 
     for name in r["shots"]:
         assert (out_dir / name).stat().st_size > 10_000, name

@@ -4,7 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { BACKENDS, COMMANDS, SECTION, SERVER_COMMANDS, TARGET_VERSIONS } from './common/constants';
+import { BACKENDS, COMMANDS, SECTION, SERVER_COMMANDS, SERVER_REQUESTS, TARGET_VERSIONS } from './common/constants';
+import { formatEffectiveSettings, isEffectiveSettings } from './common/effective';
 import { describeLaunch } from './common/launch';
 import { classifyReportFailure, reportArgs, reportSucceeded, webviewHtml } from './common/report';
 import { backendLabel } from './common/status';
@@ -65,6 +66,7 @@ async function showStatusMenu(server: ServerManager, status: StatusBar): Promise
         { label: `$(server) ${vscode.l10n.t('Select Backend')}`, description: backendLabel(backend.value), command: COMMANDS.selectBackend },
         ...(server.canScanWorkspace ? [{ label: `$(search) ${vscode.l10n.t('Scan Workspace')}`, command: SERVER_COMMANDS.scanWorkspace }] : []),
         { label: `$(book) ${vscode.l10n.t('Show Migration Report')}`, command: COMMANDS.showReport },
+        { label: `$(settings) ${vscode.l10n.t('Show Effective Settings')}`, command: COMMANDS.showSettings },
         { label: `$(refresh) ${vscode.l10n.t('Restart Server')}`, command: COMMANDS.restart },
         { label: `$(output) ${vscode.l10n.t('Show Logs')}`, command: COMMANDS.showLogs },
     ];
@@ -72,6 +74,27 @@ async function showStatusMenu(server: ServerManager, status: StatusBar): Promise
     if (picked) {
         await vscode.commands.executeCommand(picked.command);
     }
+}
+
+/** The settings that govern the active file, and where each was set, in a TOML editor tab. */
+async function showSettings(server: ServerManager, log: vscode.LogOutputChannel): Promise<void> {
+    const uri = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!uri) {
+        void vscode.window.showWarningMessage(vscode.l10n.t('Open a Python file or a folder to see the msport settings that apply to it.'));
+        return;
+    }
+    let rows: unknown;
+    try {
+        rows = await server.request(SERVER_REQUESTS.effectiveSettings, { uri: uri.toString() });
+    } catch (error) {
+        log.error(`${SERVER_REQUESTS.effectiveSettings} failed: ${String(error)}`);
+    }
+    if (!isEffectiveSettings(rows)) {
+        void vscode.window.showErrorMessage(vscode.l10n.t('The msport server is not running or does not know msport/effectiveSettings; see the msport log.'));
+        return;
+    }
+    const document = await vscode.workspace.openTextDocument({ content: formatEffectiveSettings(vscode.workspace.asRelativePath(uri), rows), language: 'toml' });
+    await vscode.window.showTextDocument(document, { preview: true });
 }
 
 async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
@@ -122,5 +145,6 @@ export function registerCommands(server: ServerManager, status: StatusBar, log: 
         vscode.commands.registerCommand(COMMANDS.showLogs, () => log.show()),
         vscode.commands.registerCommand(COMMANDS.showStatusMenu, () => showStatusMenu(server, status)),
         vscode.commands.registerCommand(COMMANDS.showReport, () => showReport(server, log)),
+        vscode.commands.registerCommand(COMMANDS.showSettings, () => showSettings(server, log)),
     ];
 }

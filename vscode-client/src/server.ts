@@ -66,6 +66,14 @@ export class ServerManager implements vscode.Disposable {
         return this.snapshot.analysis;
     }
 
+    /** A request to the running server; undefined when none is running. */
+    async request(method: string, params: unknown): Promise<unknown> {
+        if (this.client?.state !== State.Running) {
+            return undefined;
+        }
+        return this.client.sendRequest(method, params);
+    }
+
     /** Restarts are queued so that two quick settings changes never run two servers. */
     restart(reason: string): Promise<void> {
         this.queue = this.queue.then(() => this.doRestart(reason)).catch((error) => this.fail(String(error)));

@@ -343,6 +343,14 @@ async function problemRows(page) {
     mark('report');
     await shot(page, 'report');
 
+    // 13. Show Effective Settings: a TOML tab with every setting and where its value was set
+    await runCommand(page, 'msport: Show Effective Settings');
+    const settingsText = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+    await waitFor(async () => (await settingsText.count()) > 0 && (await settingsText.innerText()).includes('[tool.msport]'), 30000, 'the effective settings');
+    result.settings_lines = (await settingsText.innerText()).split('\n').map(clean);
+    mark('settings');
+    await shot(page, 'settings');
+
     result.ok = true;
   } catch (e) {
     result.error = String((e && e.stack) || e).slice(0, 3000);

@@ -17,6 +17,12 @@ export const COMMANDS = {
     selectBackend: 'msport.selectBackend',
     showLogs: 'msport.showLogs',
     showStatusMenu: 'msport.showStatusMenu',
+    showSettings: 'msport.showSettings',
+} as const;
+
+/** msport's own requests (server/msport/lsp/server.py). */
+export const SERVER_REQUESTS = {
+    effectiveSettings: 'msport/effectiveSettings',
 } as const;
 
 /** Context keys for `when` clauses in package.json. */
