@@ -223,3 +223,35 @@ def test_files_of_the_data_pipeline_are_exempt_by_where_they_live(analyze, path,
     """The same nn.Module: a transform in a data-pipeline file, model code elsewhere."""
     found = dynamic(analyze(AUGMENT, path=path))
     assert (found == []) == exempt, found
+
+
+BUILT = (
+    "import torch\n"
+    "from torch import nn\n"
+    "def widths(depths):\n"
+    "    return torch.unique(torch.tensor(depths))\n"
+    "def shared(x):\n"
+    "    return torch.nonzero(x)\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self, depths):\n"
+    "        super().__init__()\n"
+    "        self.w = widths(depths)\n"
+    "        self.s = shared(torch.ones(3))\n"
+    "    def forward(self, x):\n"
+    "        return shared(x)\n"
+)
+
+
+def test_code_run_while_a_layer_is_built_is_eager(analyze):
+    """__init__ runs in Python when the model is built (timm's RegNet computes its widths with
+    torch.unique there): information, saying so; a helper forward calls too stays graph code."""
+    by_line = {f.span.start_line: f for f in dynamic(analyze(BUILT, backend="ascend", jit_level="O2"))}
+    built, compiled = by_line[3], by_line[5]
+    assert built.severity.value == "info" and "`widths` runs in Python, never in a graph" in built.message
+    assert "while a layer is built" in built.message and "does not compile" not in built.message
+    assert compiled.severity.value == "error" and "runs in Python" not in compiled.message
+
+
+def test_top_level_code_is_eager_too(analyze):
+    (finding,) = dynamic(analyze("import torch\nm = torch.ones(3) > 0\nidx = torch.nonzero(m)\n", backend="ascend", jit_level="O2"))
+    assert finding.severity.value == "info" and "This code runs in Python, never in a graph" in finding.message

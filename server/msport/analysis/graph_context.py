@@ -31,7 +31,7 @@ GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eag
 class FunctionDecl:
     qualname: str  # "f" or "Class.method"
     params: Tuple[str, ...]
-    root: Optional[str] = None  # GRAPH, JIT or PIPELINE when the function is one by itself
+    root: Optional[str] = None  # GRAPH, JIT, PIPELINE or EAGER when the function is one by itself
     calls: Tuple[str, ...] = ()  # "f", "self:Class.m", "inst:Class.m"
 
 
@@ -122,6 +122,8 @@ class _Collector(ScopeVisitor):
             if self._pipeline_class:
                 return PIPELINE
             if self.context.layer_framework(cls.name):
+                if node.name in self.rules.graph.build_methods:
+                    return EAGER
                 return GRAPH if node.name in self.facts.layer_entry_methods else None
             return None
         if any(word in node.name.lower() for word in pipeline.function_words):
@@ -400,7 +402,7 @@ def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],
                 pipeline_roots.append(ref)
             elif shell.has_class(ref):
                 pipeline_roots.extend(n for n in decls if n.startswith(ref + "."))
-    eager_roots = [r for _, f in facts for r in f.eager_refs if r in decls]
+    eager_roots = [n for n, d in decls.items() if d.root == EAGER] + [r for _, f in facts for r in f.eager_refs if r in decls]
     for kind, roots in ((JIT, jit_roots), (GRAPH, graph_roots), (PIPELINE, pipeline_roots), (EAGER, eager_roots)):
         queue = [r for r in roots if r not in status]
         while queue:

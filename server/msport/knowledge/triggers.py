@@ -17,7 +17,7 @@ from .loader import RuleFileError, RuleProblem, _Entry, entries, read_toml
 
 TESTS = ("always", "single-argument", "value", "shape")
 SYNTAX_KINDS = ("mask_index", "slice", "index", "branch", "loop")
-SEVERITY_TEXTS = ("error", "warning", "info", "unseen")
+SEVERITY_TEXTS = ("error", "warning", "info", "unseen", "eager")
 FILE_NAME = "dynamic_shape.toml"
 
 _TRIGGER_FIELDS = (
@@ -32,7 +32,7 @@ _PROVENANCE_FIELDS = (
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
     "mask_parameter_names", "scalar_parameter_names",
 )
-_GRAPH_FIELDS = ("decorators", "set_context", "graph_mode", "pynative_mode")
+_GRAPH_FIELDS = ("decorators", "set_context", "graph_mode", "pynative_mode", "build_methods")
 _PIPELINE_FIELDS = ("bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files")
 
 

@@ -313,6 +313,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         if status == UNSEEN:
             unseen = self.rules.consequence_text("unseen").replace("{function}", f"`{self.function_name()}`")
             consequence = f"{consequence} ({unseen})"
+        elif status == _MODULE:
+            who = f"`{self.function_name()}`" if self.frames else "this code"
+            consequence = self.rules.consequence_text("eager").replace("{function}", who)
         message = f"{_sentence(text)} {_sentence(consequence)} Static alternative: {_sentence(workaround)}"
         related: Tuple[Related, ...] = ()
         if origin is not None and origin.span is not None and not _inside(origin.span, span):
