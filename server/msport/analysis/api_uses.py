@@ -56,7 +56,7 @@ class _UseCollector(ScopeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if isinstance(node.ctx, ast.Load) and self._record(node) and isinstance(self.infer(node.value), Ref):
+        if self.judged_here(node) and self._record(node) and isinstance(self.infer(node.value), Ref):
             return  # `torch.nn` inside `torch.nn.GELU` is the same reference
         self.generic_visit(node)
 
@@ -65,6 +65,8 @@ class _UseCollector(ScopeVisitor):
             self._record(node)
 
     def _record(self, node: ast.AST) -> bool:
+        if self.is_local_alias(node):
+            return False  # counted where the API is named (as in the check)
         qualified = self.qualified(node)
         if qualified is None or self.facts.framework_of(qualified) != "torch":
             return False

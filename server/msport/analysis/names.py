@@ -255,11 +255,15 @@ class ScopeVisitor(Visitor):
                 return self.self_attribute(node.attr)
             base = self.infer(node.value)
             if isinstance(base, Ref):
+                if self._is_constant(base.qualified):
+                    return None  # `HASH_REGEX.search`: a method of a constant's value, not an API
                 return Ref(f"{base.qualified}.{node.attr}")
             if isinstance(base, TensorValue):
                 if node.attr in self.facts.non_tensor_attributes:
                     return None
                 return base
+            if isinstance(base, Instance) and node.attr in self.facts.layer_parameters and not base.cls.startswith(LOCAL + ".") and self.is_layer(base):
+                return TensorValue(base.framework or "torch")  # `self.fc.weight` of an nn.Linear
             return None
         if isinstance(node, ast.Call):
             return self.infer_call(node)
@@ -281,7 +285,40 @@ class ScopeVisitor(Visitor):
                 value = self.infer(side)
                 if isinstance(value, TensorValue):
                     return value
+        if isinstance(node, ast.IfExp):
+            # `nn.Parameter(...) if flag else None`: where it is not None, it is the one value.
+            if _is_none(node.orelse):
+                return self.infer(node.body)
+            if _is_none(node.body):
+                return self.infer(node.orelse)
+            body = self.infer(node.body)
+            return body if body is not None and body == self.infer(node.orelse) else None
         return None
+
+    def _is_constant(self, qualified: str) -> bool:
+        """`torch.hub.HASH_REGEX`: an upper-case module constant (not a class such as nn.GRU)."""
+        name = qualified.rpartition(".")[2]
+        return len(name) > 1 and name[0].isalpha() and name.isupper() and self.knowledge.torch_apis.get(qualified) not in ("class", "module")
+
+    def is_named_tuple_field(self, node: ast.Attribute) -> bool:
+        """`x.max(dim=1).values`: a field of the named tuple the call returns."""
+        if node.attr not in self.facts.named_tuple_fields or not isinstance(node.value, ast.Call):
+            return False
+        called = self.qualified(node.value.func)
+        return called is not None and called.rpartition(".")[2] in self.facts.named_tuple_ops
+
+    def judged_here(self, node: ast.Attribute) -> bool:
+        """Whether an attribute names an API at this position: read (`x.view`), or set on a
+        torch module (`torch.backends.cudnn.benchmark = True` sets the flag, not the module)."""
+        return isinstance(node.ctx, ast.Load) or isinstance(self.infer(node.value), Ref)
+
+    def is_local_alias(self, node: ast.AST) -> bool:
+        """A name a function (or the chunk) assigned an API to (`norm_layer = nn.BatchNorm2d`):
+        the API is used where it is written; the name's later uses are the same use."""
+        if not isinstance(node, ast.Name):
+            return False
+        bound, value = self.scope.lookup(node.id)
+        return bound and isinstance(value, Ref)
 
     def infer_call(self, node: ast.Call) -> Optional[Value]:
         func = self.infer(node.func)
@@ -327,9 +364,11 @@ class ScopeVisitor(Visitor):
                 return None
             base = self.infer(node.value)
             if isinstance(base, TensorValue):
+                if self.is_named_tuple_field(node):
+                    return None
                 return f"{self.tensor_class(base.framework)}.{node.attr}"
             if isinstance(base, Ref):
-                return f"{base.qualified}.{node.attr}"
+                return None if self._is_constant(base.qualified) else f"{base.qualified}.{node.attr}"
             return None
         value = self.infer(node)
         return value.qualified if isinstance(value, Ref) else None
@@ -450,7 +489,9 @@ class ScopeVisitor(Visitor):
             self_name = method.args.args[0].arg
             self.scope = Scope(parent=outer, self_name=self_name)
             self._bind_parameters(method)
-            for stmt in walk_statements(method):
+            statements = list(walk_statements(method))
+            self._bind_locals(statements)
+            for stmt in statements:
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     target = stmt.targets[0]
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
@@ -459,6 +500,19 @@ class ScopeVisitor(Visitor):
                             attributes.setdefault(target.attr, value)
         self.scope = outer
         return attributes
+
+    def _bind_locals(self, statements: List[ast.AST]) -> None:
+        """Local names a method assigns one value to, wherever (`if norm_layer is None:
+        norm_layer = nn.BatchNorm2d`), so that `self.bn = norm_layer(c)` is known to be a layer.
+        A name given values of different kinds stays unknown."""
+        values: Dict[str, Optional[Value]] = {}
+        for stmt in statements:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                name, value = stmt.targets[0].id, self.infer(stmt.value)
+                values[name] = value if values.get(name, value) == value else None
+        for name, value in values.items():
+            if value is not None:
+                self.scope.values[name] = value
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for expr in node.decorator_list:
@@ -518,6 +572,10 @@ class ScopeVisitor(Visitor):
         if not self.class_stack or node.name not in self.facts.layer_entry_methods:
             return None
         return self.context.layer_framework(self.class_stack[-1].name)
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _is_static(node: ast.FunctionDef) -> bool:

@@ -41,6 +41,9 @@ class TensorFacts:
     non_tensor_functions: FrozenSet[str]
     non_tensor_methods: FrozenSet[str]
     non_tensor_attributes: FrozenSet[str]
+    named_tuple_ops: FrozenSet[str]
+    named_tuple_fields: FrozenSet[str]
+    layer_parameters: FrozenSet[str]
     layer_namespaces: FrozenSet[str]
     layer_entry_methods: FrozenSet[str]
     method_owners: Tuple[str, ...]  # with a trailing dot, for str.startswith
@@ -176,6 +179,9 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         non_tensor_functions=frozenset(data["non_tensor_functions"]),
         non_tensor_methods=frozenset(data["non_tensor_methods"]),
         non_tensor_attributes=frozenset(data["non_tensor_attributes"]),
+        named_tuple_ops=frozenset(data["named_tuple_ops"]),
+        named_tuple_fields=frozenset(data["named_tuple_fields"]),
+        layer_parameters=frozenset(data["layer_parameters"]),
         layer_namespaces=frozenset(data["layer_namespaces"]),
         layer_entry_methods=frozenset(data["layer_entry_methods"]),
         method_owners=tuple(owner + "." for owner in data["method_owners"]),

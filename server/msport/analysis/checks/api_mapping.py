@@ -31,7 +31,7 @@ class ApiMappingCheck(Check):
     visit_ImportFrom = visit_Import
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if isinstance(node.ctx, ast.Load) and self._judge(node) and isinstance(self.infer(node.value), Ref):
+        if self.judged_here(node) and self._judge(node) and isinstance(self.infer(node.value), Ref):
             return  # `torch.nn` below `torch.nn.GELU` is the same reference: judge it once
         self.generic_visit(node)
 
@@ -93,6 +93,8 @@ class ApiMappingCheck(Check):
         return candidate if not candidate.startswith("<") and self.knowledge.lookup(candidate) is not None else None
 
     def _judge(self, node: ast.AST) -> bool:
+        if self.is_local_alias(node):
+            return False  # `norm_layer = nn.BatchNorm2d`: judged where the class is named
         qualified = self.qualified(node) or self._module_method(node)
         if qualified is None or self.facts.framework_of(qualified) != "torch":
             return False
