@@ -1,9 +1,7 @@
 """The rule loader: bundled rules load cleanly; bad rule files are reported precisely."""
 
-from pathlib import Path
-
 from msport.knowledge.index import load_knowledge
-from msport.knowledge.loader import RuleProblem, load_api_rules, rules_dir
+from msport.knowledge.loader import load_api_rules, rules_dir
 
 
 def test_bundled_rules_load_without_problems(knowledge):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, Hashable, Iterable, List, Optional, Tuple, Union
+from typing import Dict, Hashable, Iterable, List, Optional, Set, Tuple, Union
 
 from ..knowledge.index import KnowledgeBase, TensorFacts
 from .visitor import Visitor, walk, walk_statements
@@ -487,27 +487,32 @@ class ScopeVisitor(Visitor):
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
                 continue
             self_name = method.args.args[0].arg
+            statements = list(walk_statements(method))
+            assigned = [
+                (stmt.targets[0].attr, stmt.value) for stmt in statements
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
+            ]
+            if not assigned:
+                continue
             self.scope = Scope(parent=outer, self_name=self_name)
             self._bind_parameters(method)
-            statements = list(walk_statements(method))
-            self._bind_locals(statements)
-            for stmt in statements:
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                    target = stmt.targets[0]
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
-                        value = self.infer(stmt.value)
-                        if value is not None:
-                            attributes.setdefault(target.attr, value)
+            # Only the local names the assigned values are made of need their own values.
+            self._bind_locals(statements, {name for _, value in assigned for name in _head_names(value)})
+            for attr, value_node in assigned:
+                value = self.infer(value_node)
+                if value is not None:
+                    attributes.setdefault(attr, value)
         self.scope = outer
         return attributes
 
-    def _bind_locals(self, statements: List[ast.AST]) -> None:
-        """Local names a method assigns one value to, wherever (`if norm_layer is None:
-        norm_layer = nn.BatchNorm2d`), so that `self.bn = norm_layer(c)` is known to be a layer.
-        A name given values of different kinds stays unknown."""
+    def _bind_locals(self, statements: List[ast.AST], wanted: Set[str]) -> None:
+        """The *wanted* local names a method assigns one value to, wherever (`if norm_layer is
+        None: norm_layer = nn.BatchNorm2d`), so that `self.bn = norm_layer(c)` is known to be a
+        layer. A name given values of different kinds stays unknown."""
         values: Dict[str, Optional[Value]] = {}
         for stmt in statements:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in wanted:
                 name, value = stmt.targets[0].id, self.infer(stmt.value)
                 values[name] = value if values.get(name, value) == value else None
         for name, value in values.items():
@@ -572,6 +577,18 @@ class ScopeVisitor(Visitor):
         if not self.class_stack or node.name not in self.facts.layer_entry_methods:
             return None
         return self.context.layer_framework(self.class_stack[-1].name)
+
+
+def _head_names(node: ast.AST) -> Iterable[str]:
+    """The names whose value decides what *node* infers to: `norm_layer` in `norm_layer(c)`,
+    `act` in `act`, both sides of `a if c else b` (not the arguments of a call)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.IfExp):
+        yield from _head_names(node.body)
+        yield from _head_names(node.orelse)
 
 
 def _is_none(node: ast.AST) -> bool:
