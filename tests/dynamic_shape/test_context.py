@@ -216,6 +216,8 @@ AUGMENT = (
     ("yolox/data/data_augment.py", True),
     ("mmdet/datasets/pipelines/transforms.py", True),
     ("project/models/head.py", False),
+    ("/datasets/me/repo/models/head.py", False),  # only the nearest directories count
+    ("/data/me/repo/data/loader_utils.py", False),  # "data" is too common a name (mount points)
     ("torchvision/models/detection/transform.py", False),  # resizing inside the model
     (None, False),
 ])

@@ -278,13 +278,14 @@ class GraphContextBuilder:
 
     def is_pipeline_file(self, path: Optional[str]) -> bool:
         """A file that is data-pipeline code as a whole, by where it lives ([pipeline] directories
-        and files): its functions are never compiled, whatever they look like."""
+        and files): its functions are never compiled, whatever they look like. Only the nearest
+        directories count: the path may be absolute, and what lies above the project says nothing."""
         if not path:
             return False
         parts = path.replace("\\", "/").split("/")
         pipeline = self.knowledge.triggers.pipeline
         stem = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
-        return stem in pipeline.files or any(part in pipeline.directories for part in parts[:-1])
+        return stem in pipeline.files or any(part in pipeline.directories for part in parts[-4:-1])
 
     def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False) -> ModuleContext:
         """*context* with the graph facts of the module made of *chunks* (those that parse).
