@@ -53,6 +53,38 @@ def _check(project_dir: Path, select: str) -> Dict[Tuple[str, int], Set[str]]:
     return found
 
 
+def _statement_lines(path: Path) -> Dict[int, Tuple[int, int]]:
+    """Line -> (first, last) line of the innermost statement holding it (the header of an
+    if/for/while/with/def): a label names the line of a construct's key token, a finding starts
+    where msport points (the offending argument of a call spread over lines), the same statement."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError, OSError):
+        return {}
+    spans: Dict[int, Tuple[int, int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        first, last = node.lineno, node.end_lineno or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = body[0].lineno - 1  # a compound statement: its header only
+        for line in range(first, last + 1):
+            if line not in spans or spans[line][1] - spans[line][0] > last - first:
+                spans[line] = (first, last)
+    return spans
+
+
+def _hit(found: Dict[Tuple[str, int], Set[str]], path: str, line: int, spans: Dict[int, Tuple[int, int]]) -> Set[str]:
+    first, last = spans.get(line, (line, line))
+    codes: Set[str] = set()
+    for number in range(first, last + 1):
+        codes |= found.get((path, number), set())
+    return codes
+
+
 def _ratio(a: int, b: int) -> str:
     return f"{a / b:.3f}" if b else "n/a"
 
@@ -71,8 +103,12 @@ def score_dynamic_shape(labels: List[dict], corpus: Path, show: str) -> None:
             print(f"{project}: not in {corpus}; skipped", file=sys.stderr)
             continue
         found = _check(directory, "MS2")
+        statements: Dict[str, Dict[int, Tuple[int, int]]] = {}
         for label in items:
-            hit = bool(found.get((label["path"], label["line"])))
+            if label["path"] not in statements:
+                statements[label["path"]] = _statement_lines(directory / label["path"])
+            codes = _hit(found, label["path"], label["line"], statements[label["path"]])
+            hit = bool(codes)
             positive = label["label"] == "positive"
             outcome = ("tp" if hit else "fn") if positive else ("fp" if hit else "tn")
             keys = ["all", f"project:{project}", f"kind:{label['kind']}", f"graph:{label['graph']}", f"certainty:{label['certainty']}"]
@@ -83,7 +119,7 @@ def score_dynamic_shape(labels: List[dict], corpus: Path, show: str) -> None:
             if outcome == "fn":
                 misses.append(where)
             elif outcome == "fp":
-                alarms.append(where + "  codes " + ",".join(sorted(found[(label["path"], label["line"])])))
+                alarms.append(where + "  codes " + ",".join(sorted(codes)))
     print(f"{'group':34} {'TP':>5} {'FN':>5} {'FP':>5} {'TN':>5}  precision  recall")
     for key in sorted(groups, key=lambda k: (k != "all", k.split(":")[0], k)):
         c = groups[key]

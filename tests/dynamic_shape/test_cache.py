@@ -58,9 +58,10 @@ def test_a_new_caller_in_graph_code_raises_the_helper_severity():
     analyzer = Analyzer()
     unseen = document((3, 1, 1, 1), (1, 1, 1, 1, 1))
     called = document((3, 1, 0, 1), (1, 1, 1, 1, 1)).replace("count(mask)", "3")
-    nonzero = [f for f in analyzer.analyze(unseen, SETTINGS).findings if f.code == "MS201"]
+    # (The caller's `first(x, n)` is reported too, as where the data-dependent shape enters it.)
+    nonzero = [f for f in analyzer.analyze(unseen, SETTINGS).findings if f.code == "MS201" and f.message.startswith("`torch.nonzero`")]
     assert [f.severity.value for f in nonzero] == ["warning"]  # no caller: one step lower
-    nonzero = [f for f in analyzer.analyze(called, SETTINGS).findings if f.code == "MS201"]
+    nonzero = [f for f in analyzer.analyze(called, SETTINGS).findings if f.code == "MS201" and f.message.startswith("`torch.nonzero`")]
     assert [f.severity.value for f in nonzero] == ["error"]
 
 

@@ -355,10 +355,18 @@ class _Summarizer(ProvenanceVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         # Statements like `helper(x)` are never evaluated for a value: evaluate them for their arguments.
         target = self.call_target(node)
-        if target.kind == "local" and self.frames and self.frames[0].qualname:
-            arguments = tuple(_concrete(p) for p in self.call_arguments(node, target.name))
-            self.calls.append((self.frames[0].qualname, target.name, arguments))
+        callee = target.name if target.kind == "local" else self._layer_entry(target)
+        if callee and self.frames and self.frames[0].qualname:
+            arguments = tuple(_concrete(p) for p in self.call_arguments(node, callee))
+            self.calls.append((self.frames[0].qualname, callee, arguments))
         self.generic_visit(node)
+
+    def _layer_entry(self, target) -> Optional[str]:
+        """forward/construct of a layer class of this module that *target* calls
+        (`self.constant_input(latent.shape[0])`): what it is passed types its inputs."""
+        if target.kind != "layer" or "." in target.name:
+            return None
+        return next((m for m in (self.graph.resolve_method(target.name, e) for e in self.facts.layer_entry_methods) if m), None)
 
     def leave_function(self, node: ast.AST) -> None:
         frame = self.frames[-1]

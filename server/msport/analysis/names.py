@@ -412,10 +412,21 @@ class ScopeVisitor(Visitor):
             return TensorValue(func.framework or "torch")
         if isinstance(node.func, ast.Attribute):
             receiver = self.infer(node.func.value)
+            if receiver is None:
+                receiver = self.evidently_tensor(node.func)
             if isinstance(receiver, TensorValue):
                 if node.func.attr in self.facts.non_tensor_methods:
                     return None
                 return receiver
+        return None
+
+    def evidently_tensor(self, method: ast.Attribute) -> Optional[TensorValue]:
+        """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`) when
+        nothing else says what it is: a tensor of the module's framework."""
+        if method.attr in self.facts.tensor_evidence_methods and not (
+                isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()):
+            framework = self.module_framework()
+            return TensorValue(framework) if framework else None
         return None
 
     def _call_result(self, qualified: str) -> Optional[Value]:
@@ -448,6 +459,8 @@ class ScopeVisitor(Visitor):
             if isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name():
                 return None
             base = self.infer(node.value)
+            if base is None:
+                base = self.evidently_tensor(node)
             if isinstance(base, TensorValue):
                 if self.is_named_tuple_field(node):
                     return None

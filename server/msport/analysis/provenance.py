@@ -48,6 +48,9 @@ class Origin:
 
     text: str  # the construct, as written ("torch.nonzero(mask)")
     span: Optional[Span] = None  # chunk-relative; None when it lies in another chunk
+    #: The rule code of the construct that made a shape data-dependent (MS201 for nonzero...),
+    #: so that a call of a helper returning such a shape can be reported as that construct.
+    code: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class Prov:
     element: Optional["Prov"] = None
     #: The constant string keys of a dict literal, one per item (`{"boxes": b, "labels": l}`).
     keys: Tuple[str, ...] = ()
+    #: Computed from the size of a tensor whose shape depends on the data (`len(pos_inds)`,
+    #: `n = b.shape[0]` for b from nonzero): a branch on it guards a data-dependent shape.
+    sized: bool = False
 
     @property
     def data(self) -> bool:
@@ -78,7 +84,7 @@ class Prov:
 
     def without_spans(self) -> "Prov":
         """For summaries shared between chunks: positions would go stale when lines move."""
-        origin = Origin(self.origin.text) if self.origin else None
+        origin = Origin(self.origin.text, code=self.origin.code) if self.origin else None
         element = self.element.without_spans() if self.element is not None else None
         return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items), element=element)
 
@@ -110,7 +116,8 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
                                                           mask=all(e.mask for e in elements), keep_items=True) if elements else None)
     if dynamic:
         kind = Kind.DATA
-    return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs), element=element, keys=keys)
+    return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs), element=element, keys=keys,
+                sized=any(p.sized for p in provs))
 
 
 def value_deps(prov: Prov) -> FrozenSet[Tuple[str, int]]:
@@ -125,7 +132,7 @@ def relabel(prov: Prov, relation: str) -> FrozenSet[Tuple[str, int]]:
 def shape_of(prov: Prov) -> Prov:
     """The provenance of the shape of a value: static unless its shape is data-dependent."""
     if prov.dynamic:
-        return Prov(Kind.DATA, origin=prov.origin)
+        return Prov(Kind.DATA, origin=prov.origin, sized=True)
     return Prov(Kind.SHAPE, deps=relabel(prov, "shape"))
 
 
@@ -141,10 +148,10 @@ def element_of(prov: Prov) -> Prov:
 
 def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
     """A helper's summarised result, applied to the arguments of one call."""
-    kind, tensor, dynamic, mask = summary.kind, summary.tensor, summary.dynamic, summary.mask
+    kind, tensor, dynamic, mask, sized = summary.kind, summary.tensor, summary.dynamic, summary.mask, summary.sized
     origin: Optional[Origin] = None
     if summary.origin is not None and (summary.dynamic or summary.kind == Kind.DATA):
-        origin = Origin(f"{call.text}, which returns {summary.origin.text}", call.span)
+        origin = Origin(f"{call.text}, which returns {summary.origin.text}", call.span, summary.origin.code)
     for relation, index in sorted(summary.deps):
         arg = args[index] if index < len(args) and args[index] is not None else UNKNOWN
         if relation == "value":
@@ -155,6 +162,7 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> 
                 origin = arg.origin
         elif relation == "shape":
             kind = max(kind, Kind.DATA if arg.dynamic else Kind.SHAPE)
+            sized = sized or arg.dynamic
             if arg.dynamic and origin is None:
                 origin = arg.origin
         elif relation == "mask":
@@ -169,7 +177,7 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> 
     items = tuple(instantiate(item, args, call) for item in summary.items)
     element = instantiate(summary.element, args, call) if summary.element is not None else None
     return Prov(kind, tensor, dynamic, mask, origin if (dynamic or kind == Kind.DATA) else None, frozenset(), items,
-                index_tuple=summary.index_tuple, element=element, keys=summary.keys)
+                index_tuple=summary.index_tuple, element=element, keys=summary.keys, sized=sized)
 
 
 @dataclass(frozen=True)
@@ -335,9 +343,9 @@ class ProvenanceVisitor(ScopeVisitor):
             scope = scope.parent
         return None
 
-    def origin(self, node: ast.AST) -> Origin:
+    def origin(self, node: ast.AST, code: Optional[str] = None) -> Origin:
         span = node_span(node, self.lines) if self.lines is not None and hasattr(node, "lineno") else None
-        return Origin(source_text(node), span)
+        return Origin(source_text(node), span, code)
 
     def fresh_signature(self, name: str) -> Hashable:
         """A token for the shape of one value that is not derived from another known one."""
@@ -604,6 +612,14 @@ class ProvenanceVisitor(ScopeVisitor):
         jit_inputs = framework is not None and not self.symbolic and not (facts and facts.callers)
         for index, name in enumerate(params):
             bound, value = self.scope.lookup(name)
+            passed = facts.arguments[index] if facts is not None and index < len(facts.arguments) else None
+            if passed is not None and not self.symbolic and name not in annotated and (
+                    isinstance(value, TensorValue) and (name in self.scope.inferred or self._layer_input(node))):
+                # What every caller of this file passes says more than the name or the use: a
+                # layer's forward given `latent.shape[0]` takes a number, not a tensor.
+                self.scope.values[name] = TensorValue(passed.tensor) if passed.tensor else None
+                self.bind_name(name, passed, None)
+                continue
             if name not in annotated and (self._scalar_name(name) or name in constant_defaults):
                 self.scope.values[name] = None  # construct(self, x, shape): a tuple, not a tensor
                 if self.symbolic and len(self.frames) == 1:
@@ -625,6 +641,9 @@ class ProvenanceVisitor(ScopeVisitor):
                 if passed.tensor:
                     self.scope.values[name] = TensorValue(passed.tensor)
                 self.bind_name(name, passed, None)
+
+    def _layer_input(self, node: ast.AST) -> bool:
+        return bool(self.class_stack) and getattr(node, "name", None) in self.facts.layer_entry_methods
 
     def _scalar_name(self, name: str) -> bool:
         """An input named like a shape, size, axis or id is a Python value, not a tensor."""
@@ -714,6 +733,9 @@ class ProvenanceVisitor(ScopeVisitor):
             if not isinstance(receiver, (Ref, Instance)):
                 receiver_prov = self.evaluate(func.value)
                 framework = self.tensor_of(func.value, receiver_prov)
+                if framework is None and receiver_prov.kind == Kind.UNKNOWN and not (receiver_prov.items or receiver_prov.element):
+                    evident = self.evidently_tensor(func)  # `(label >= 0).nonzero()` of an untyped label
+                    framework = evident.framework if evident else None
             if framework is not None:
                 return CallTarget("method", f"{self.tensor_class(framework)}.{func.attr}", func.value, framework)
             if isinstance(receiver, Instance) and receiver.cls.startswith(LOCAL + "."):
@@ -855,7 +877,7 @@ class ProvenanceVisitor(ScopeVisitor):
             # nonzero, x[mask], unique): what is left has a fixed shape (where(m)[0][0], nonzero(m)[0]).
             dynamic = False
         # The nearest data-dependent step is the one to show (and fix) first.
-        origin = self.origin(node) if hit is not None else (base.origin if base.dynamic else None)
+        origin = self.origin(node, self.rules.syntax_rule(hit[0]).code) if hit is not None else (base.origin if base.dynamic else None)
         deps = set(value_deps(base))
         if self.symbolic:
             for element in _index_elements(node.slice):
@@ -929,7 +951,7 @@ class ProvenanceVisitor(ScopeVisitor):
         framework = self._result_framework(node, target)
         args = [self.evaluate(a) for a in target.arguments(node)] + [self.evaluate(k.value) for k in node.keywords]
         if hit is not None:
-            origin = self.origin(node)
+            origin = self.origin(node, hit.trigger.code)
             if hit.prov is not None and hit.trigger.test == "shape" and hit.prov.origin is not None:
                 origin = hit.prov.origin
             # where(cond) returns one index tensor per dimension of cond.
@@ -958,6 +980,9 @@ class ProvenanceVisitor(ScopeVisitor):
         if target.kind == "unknown" and attr in self.vocab.shape_methods and not node.keywords:
             return shape_of(self.evaluate(node.func.value))
         if target.kind in ("layer",):
+            if target.name.rpartition(".")[2].endswith("Loss"):
+                # A loss layer reduces to one value (its default reduction), whatever its inputs.
+                return Prov(Kind.DATA, framework or target.framework or "torch")
             return Prov(Kind.DATA, framework or target.framework or "torch", any(a.dynamic for a in args), False,
                         next((a.origin for a in args if a.dynamic), None), _all_value_deps(args), opaque=True)
         if framework is not None:
@@ -1015,6 +1040,9 @@ class ProvenanceVisitor(ScopeVisitor):
                 k.arg == "dtype" for k in node.keywords):
             mask = True  # a stack of masks, ones_like(mask)
         reduction = short in self.vocab.reductions and not explicit and not node.keywords
+        if target.name in self.vocab.loss_functions and not any(
+                k.arg == "reduction" and isinstance(k.value, ast.Constant) and k.value.value == "none" for k in node.keywords):
+            reduction = True  # F.cross_entropy(logits[mask], labels[mask]): one value
         dynamic = not reduction and any(a.dynamic for a in tensors)
         if target.kind == "api" and not tensors:
             # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):

@@ -30,8 +30,9 @@ _PROVENANCE_FIELDS = (
     "data_methods", "shape_methods", "shape_attributes", "shape_functions", "shape_primitives", "reductions",
     "mask_functions", "mask_methods", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
-    "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions",
+    "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
 )
+BRANCH_REASONS = ("size_guard", "runs_dynamic", "appends", "stops", "skips")
 _GRAPH_FIELDS = (
     "decorators", "set_context", "graph_mode", "pynative_mode", "build_methods", "backward_methods",
     "gradient_functions", "gradient_transforms",
@@ -104,6 +105,8 @@ class TriggerRules:
     syntax: Tuple[Tuple[str, SyntaxRule], ...] = ()
     aliases: Tuple[Tuple[str, str], ...] = ()
     consequence: Tuple[Tuple[str, str], ...] = ()
+    branch_reasons: Tuple[Tuple[str, str], ...] = ()
+    helper_call: Tuple[Tuple[str, str], ...] = ()  # why, workaround
     provenance: Vocabulary = Vocabulary()
     graph: Vocabulary = Vocabulary()
     pipeline: Vocabulary = Vocabulary()
@@ -142,6 +145,12 @@ class TriggerRules:
     def consequence_text(self, severity: str) -> str:
         return dict(self.consequence).get(severity, "")
 
+    def helper_text(self, key: str, **values: str) -> str:
+        return dict(self.helper_call).get(key, "").format(**values)
+
+    def branch_reason(self, key: str, **values: str) -> str:
+        return dict(self.branch_reasons).get(key, key).format(**values)
+
     def api_names(self) -> Iterable[str]:
         """Every API and Primitive name the rules mention (for validation against snapshots)."""
         for trigger in self.triggers:
@@ -164,6 +173,8 @@ def load_triggers(path: Path, problems: List[RuleProblem], codes: Iterable[str] 
     file = path.name
     aliases = _string_table(data.get("aliases", {}), file, "[aliases]", problems)
     consequence = _string_table(data.get("consequence", {}), file, "[consequence]", problems, required=SEVERITY_TEXTS)
+    branch_reasons = _string_table(data.get("branch_reasons", {}), file, "[branch_reasons]", problems, required=BRANCH_REASONS)
+    helper_call = _string_table(data.get("helper_call", {}), file, "[helper_call]", problems, required=("why", "workaround"))
     triggers = _triggers(data.get("trigger", []), file, problems, known_codes, dict(aliases))
     syntax = _syntax(data.get("syntax", {}), file, problems, known_codes)
     return TriggerRules(
@@ -171,6 +182,8 @@ def load_triggers(path: Path, problems: List[RuleProblem], codes: Iterable[str] 
         syntax=syntax,
         aliases=tuple(sorted(aliases, key=lambda item: -len(item[0]))),
         consequence=consequence,
+        branch_reasons=branch_reasons,
+        helper_call=helper_call,
         provenance=_vocabulary(data.get("provenance", {}), file, "[provenance]", _PROVENANCE_FIELDS, problems),
         graph=_vocabulary(data.get("graph", {}), file, "[graph]", _GRAPH_FIELDS, problems),
         pipeline=_vocabulary(data.get("pipeline", {}), file, "[pipeline]", _PIPELINE_FIELDS, problems),

@@ -36,7 +36,7 @@ class Head(nn.Module):
         safe = torch.where(mask, logits, torch.zeros_like(logits))  # ok
         filled = logits.masked_fill(~mask, 0.0)  # ok
         logits[mask] = 0.0  # ok
-        logits[scores > 0.9] += 1.0  # ok
+        logits[scores > 0.9] += 1.0  # MS202
         top = torch.topk(scores, self.keep)  # ok
         top2 = scores.topk(10, dim=0)  # ok
         half = x[: x.shape[0] // 2]  # ok

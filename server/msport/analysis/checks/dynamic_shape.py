@@ -35,6 +35,19 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
     def __init__(self, chunk) -> None:
         super().__init__(chunk)
         self.lines = chunk.lines
+        self._loops: List[ast.AST] = []  # the loops being walked, innermost last
+
+    def visit_For(self, node) -> None:
+        self._loops.append(node)
+        super().visit_For(node)
+        self._loops.pop()
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While) -> None:
+        self._loops.append(node)
+        super().visit_While(node)
+        self._loops.pop()
 
     def run(self) -> List[Finding]:
         if not self.rules.triggers:
@@ -82,7 +95,29 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             hit = self.trigger_hit(node)
             if hit is not None:
                 self._report_call(node, hit)
+            elif self.call_target(node).kind == "local" and self._external(self.call_target(node).name):
+                self._report_helper(node)
         self.generic_visit(node)
+
+    def _external(self, name: str) -> bool:
+        """A function or method of another module (the project index's), not of this one."""
+        return "." in name and not self.graph.has_class(name.partition(".")[0])
+
+    def _report_helper(self, node: ast.Call) -> None:
+        """A helper of another module whose result gets a data-dependent shape inside it
+        (`scatter(x, batch)` sized by `int(index.max()) + 1`, `match(iou)` returning nonzero):
+        where the shape enters this file, whose reader does not see the helper. Not when an
+        argument already had such a shape (it was reported where it got it)."""
+        prov = self.evaluate(node)
+        origin = prov.origin
+        if not prov.dynamic or origin is None or origin.code is None:
+            return
+        target = self.call_target(node)
+        if any(self.evaluate(a).dynamic for a in (*target.arguments(node), *(k.value for k in node.keywords))):
+            return
+        inner = origin.text.partition(", which returns ")[2] or origin.text
+        text = f"`{source_text(node)}` {self.rules.helper_text('why', origin=f'from `{inner}`')}"
+        self._add(origin.code, self._callee_span(node), text, self.rules.helper_text("workaround"), None)
 
     def _report_call(self, node: ast.Call, hit: TriggerHit) -> None:
         trigger, target = hit.trigger, hit.target
@@ -123,6 +158,15 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         return self.span(func)
 
     # -- subscripts ------------------------------------------------------------------
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        # `x[mask] += v` reads x[mask] before it writes it back: the read has the dynamic shape.
+        target = node.target
+        if isinstance(target, ast.Subscript) and self.status() != PIPELINE:
+            hit = self.subscript_hit(target)
+            if hit is not None and hit[0] != "slice":
+                self._report_subscript(target, *hit)
+        super().visit_AugAssign(node)
+
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if isinstance(node.ctx, ast.Load) and self.status() != PIPELINE:
             hit = self.subscript_hit(node)
@@ -166,8 +210,31 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         reason = None if body_exits and else_exits else self._branch_difference(before, after_body, after_else)
         if reason is None:
             reason = self._return_difference(node)
+        if reason is None:
+            reason = self._guard_reason(node, condition, before)
         if reason is not None:
             self._report_branch("branch", f"if {source_text(node.test)}", node.test, condition, reason)
+
+    def _guard_reason(self, node: ast.If, condition: Prov, before) -> Optional[str]:
+        """Why a branch on data whose values keep their shapes still makes shapes data-dependent:
+        it tests the size of a dynamic-shape tensor (`if len(pos_inds) > 0`), runs a dynamic-shape
+        operation, collects tensors, or decides how long a loop that collects tensors runs."""
+        rules = self.rules
+        if condition.sized:
+            return rules.branch_reason("size_guard", value=condition.origin.text if condition.origin else source_text(node.test))
+        first, last = node.body[0].lineno - 1, (node.end_lineno or node.lineno) - 1
+        if any(first <= f.span.start_line <= last for f in self.findings):
+            return rules.branch_reason("runs_dynamic")
+        statements = list(_branch_statements(node.body + node.orelse))
+        for stmt in statements:
+            name = _appended(stmt)
+            if name is not None and name in before and self.evaluate(stmt.value.args[-1]).tensor:
+                return rules.branch_reason("appends", name=name)
+        if self._loops and any(isinstance(stmt, ast.Break) for stmt in statements):
+            return rules.branch_reason("stops")
+        if self._loops and any(isinstance(stmt, ast.Continue) for stmt in statements) and _collects(self._loops[-1]):
+            return rules.branch_reason("skips")
+        return None
 
     def after_loop(self, node, before, after) -> None:
         if not self._compiled():
@@ -175,6 +242,13 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         header = node.test if isinstance(node, ast.While) else node.iter
         condition = self.evaluate(header)
         if condition.kind != Kind.DATA or (isinstance(node, ast.For) and not _is_range(node.iter, self)):
+            return
+        keyword = "while" if isinstance(node, ast.While) else "for"
+        if condition.sized:
+            # `while keep.numel() > 0`, `for i in range(len(pos_inds))`: as many passes as a
+            # data-dependent shape has elements.
+            reason = self.rules.branch_reason("size_guard", value=condition.origin.text if condition.origin else source_text(header))
+            self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
             return
         for name, binding in after.items():
             old = before.get(name)
@@ -186,7 +260,6 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
                 reason = f"`{name}` changes shape on each pass"
             else:
                 continue
-            keyword = "while" if isinstance(node, ast.While) else "for"
             self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
             return
 
@@ -406,6 +479,33 @@ def _constant_int(node: Optional[ast.AST]):
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
     return False
+
+
+def _branch_statements(body: List[ast.stmt]):
+    """The statements of a branch, nested ifs and withs included (not loops or functions: a
+    break there belongs to them)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _branch_statements(stmt.body + stmt.orelse)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
+            yield from _branch_statements(stmt.body)
+
+
+def _appended(stmt: ast.stmt) -> Optional[str]:
+    """The list a statement appends to (`boxes.append(b)`, `parts.extend(p)`)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert") and isinstance(func.value, ast.Name) and stmt.value.args:
+            return func.value.id
+    return None
+
+
+def _collects(loop: ast.AST) -> bool:
+    """A loop whose body appends to a list (its length then follows the passes). Syntactic: the
+    statements after the current one are not walked yet, and evaluating them now would cache
+    what they are before their names are bound."""
+    return any(_appended(stmt) is not None for stmt in _branch_statements(loop.body))
 
 
 def _exits(body: List[ast.stmt]) -> bool:
