@@ -87,7 +87,7 @@ async def _fix_all_action(ls, analysis, uri: str) -> Optional[types.CodeAction]:
     outcome = await asyncio.get_running_loop().run_in_executor(
         ls._executor, lambda: fix_all(text, analysis.settings, ls.analyzer_for(analysis.settings), _path(uri)))
     doc = ls.documents.get(uri)
-    if not outcome.changed or doc is None or doc.version != analysis.version:
+    if not outcome.changed or doc is None or doc.revision != analysis.revision:
         return None  # nothing to do, or the user typed on meanwhile: a stale edit would corrupt
     edit = whole_change(result.source, outcome.text)
     count = len(outcome.applied)
