@@ -11,6 +11,8 @@ max-lines and max-file-size so that the size limits do not simply skip them):
 
 - ``file_200k``: a 200,000-line file of real model code (timm's models and layers, concatenated);
 - ``function_50k``: one function of 50,000 lines (branches on tensor values, every third line);
+- ``function_30k``: the same with 30,000 lines (0.8 MB: under the size at which a statement is
+  not parsed, so its checks run until their share of the time budget);
 - ``function_2k``: a 2,000-line function of the same kind in an otherwise small file;
 - ``line_5mb``: one 5.4 MB statement on one line (a list of 340,000 torch calls).
 
@@ -46,7 +48,7 @@ from lspclient import Session, uri_of  # noqa: E402
 from machine import load_average  # noqa: E402
 
 WORK = BENCH / "work" / "pathological"
-CASES = ("file_200k", "function_50k", "function_2k", "line_5mb")
+CASES = ("file_200k", "function_50k", "function_30k", "function_2k", "line_5mb")
 PYPROJECT = '[tool.msport]\nmax-lines = 400000\nmax-file-size = "50 MB"\n'
 TARGET_SECONDS, TARGET_MB = 5.0, 500.0
 
@@ -75,6 +77,9 @@ def build(case: str) -> Tuple[Path, int]:
     elif case == "function_50k":
         text = "import torch\n\n\n" + _function(50_000)
         line = 3 + 25_000
+    elif case == "function_30k":
+        text = "import torch\n\n\n" + _function(30_000)
+        line = 3 + 15_000
     elif case == "function_2k":
         text = "import torch\n\n\ndef g(x):\n    return torch.flatten(x)\n\n\n" + _function(2_000) + "\n\ny = torch.cat([a, a])\n"
         line = 7 + 1_000

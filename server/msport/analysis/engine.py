@@ -25,6 +25,7 @@ from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
+from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
 from .settings import Settings
 from .source import Source
@@ -237,13 +238,16 @@ class Analyzer:
         end = min(len(source.line(line)), col + 1)
         if end == col and col > 0:
             col -= 1
+        if needs_newer_python(source.line(line)):  # valid code for a newer Python: not an error
+            return Finding(code="MS002", category=Category.CONFIG, severity=Severity.INFO, span=Span(line, 0, line, len(source.line(line))),
+                           message=unreadable_message(item.chunk.start + 1, item.chunk.end))
         info = self.knowledge.code("MS001")
         return Finding(
             code="MS001",
             category=Category.SYNTAX_ERROR,
             severity=Severity(info.severity),
             span=Span(line, col, line, max(end, col)),
-            message=f"Syntax error: {message}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
+            message=f"Syntax error: {message}{newer_syntax_note(message)}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
         )
 
     def _over_budget(self, source: Source, settings: Settings, first_unchecked: int) -> Finding:

@@ -137,16 +137,18 @@ class MessageReader:
         while True:
             match = _CONTENT_LENGTH.search(self._buffer)
             if match is not None:
-                if match.start() and not _only_headers(self._buffer[:match.start()]):
-                    log.error("broken frame: skipped %d bytes that were not a message header (the previous Content-Length was too short?)", match.start())
+                if match.start():  # other headers (Content-Type), or the tail of a body cut short
+                    if not _only_headers(self._buffer[:match.start()]):
+                        log.error("broken frame: skipped %d bytes that were not a message header (the previous Content-Length was too short?)", match.start())
+                    del self._buffer[:match.start()]
+                    continue
                 end = _HEADER_END.search(self._buffer, match.end() - 2)
                 if end is not None:
                     length = int(match.group(1))
                     if length > MAX_MESSAGE_BYTES:
                         raise FrameTooLarge(f"a message of {length} bytes (Content-Length) is over the {MAX_MESSAGE_BYTES}-byte limit")
-                    del self._buffer[:match.start()]
-                    return length, end.end() - match.start()
-                if len(self._buffer) - match.start() > MAX_HEADER_BYTES:
+                    return length, end.end()
+                if len(self._buffer) > MAX_HEADER_BYTES:
                     log.error("broken frame: a header block longer than %d bytes; skipped", MAX_HEADER_BYTES)
                     del self._buffer[:match.end()]
                     continue

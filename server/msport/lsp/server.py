@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import sys
 import threading
@@ -28,12 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Dict, List, Optional, Tuple
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from .capabilities import CODE_ACTION_KINDS, SCAN_COMMAND
+from .framing import FrameTooLarge, MessageReader, ThreadSource, serve_messages
 from .protocol import MsportProtocol, is_parse_error
 
 if TYPE_CHECKING:
@@ -103,7 +105,6 @@ class MsportServer(LanguageServer):
             return super().start_io(stdin, stdout)
         from pygls.io_ import StdoutWriter
 
-        from .framing import ThreadSource
         from .stdio import pipe_source
 
         stdin = stdin or sys.stdin.buffer
@@ -138,12 +139,6 @@ class MsportServer(LanguageServer):
     async def _serve(self, source) -> None:
         """Read and handle the client's messages until it leaves, sends ``exit``, or breaks the
         framing beyond repair (a message over the size limit: logged, and the server stops)."""
-        import json
-
-        from pygls.exceptions import JsonRpcException
-
-        from .framing import FrameTooLarge, MessageReader, serve_messages
-
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
 
         def parse(body: bytes) -> Any:
