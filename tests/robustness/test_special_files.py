@@ -6,7 +6,6 @@ says what it skipped, and checks everything else."""
 import json
 import os
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path

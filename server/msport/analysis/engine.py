@@ -189,47 +189,32 @@ class Analyzer:
         first, last = item.chunk.start + 1, item.chunk.end
         where = f"at line {item.chunk.start + line}" if line else "partway"
         families = ", ".join(check.__name__.replace("Check", "") for check in checks)
-        return Finding(
-            code="MS002",
-            category=Category.CONFIG,
-            severity=Severity.INFO,
-            span=Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
-            message=(
-                f"Lines {first}-{last} were checked only in part: this statement took longer than the "
-                f"{settings.time_budget * STATEMENT_SHARE:g} s msport gives one statement (a quarter of time-budget), so the "
-                f"{families} checks stopped {where}. What they found before that is reported. "
-                "Split the function, or raise time-budget in [tool.msport]."
-            ),
+        return not_checked(
+            Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
+            f"Lines {first}-{last} were checked only in part: this statement took longer than the "
+            f"{settings.time_budget * STATEMENT_SHARE:g} s msport gives one statement (a quarter of time-budget), so the "
+            f"{families} checks stopped {where}. What they found before that is reported. "
+            "Split the function, or raise time-budget in [tool.msport].",
         )
 
     def _too_large(self, chunk) -> Finding:
         """The MS002 of a statement too long to parse (MAX_STATEMENT_CHARS)."""
         first_line = chunk.text.split("\n", 1)[0]
-        return Finding(
-            code="MS002",
-            category=Category.CONFIG,
-            severity=Severity.INFO,
-            span=Span(chunk.start, 0, chunk.start, min(len(first_line), 200)),
-            message=(
-                f"Lines {chunk.start + 1}-{chunk.end} were not checked: this one statement is {len(chunk.text):,} characters, "
-                f"more than the {MAX_STATEMENT_CHARS:,} msport analyses in one statement (its syntax tree alone would take "
-                "hundreds of MB). Move the data it holds to a file the code loads, or split it."
-            ),
+        return not_checked(
+            Span(chunk.start, 0, chunk.start, min(len(first_line), 200)),
+            f"Lines {chunk.start + 1}-{chunk.end} were not checked: this one statement is {len(chunk.text):,} characters, "
+            f"more than the {MAX_STATEMENT_CHARS:,} msport analyses in one statement (its syntax tree alone would take "
+            "hundreds of MB). Move the data it holds to a file the code loads, or split it.",
         )
 
     def _unchecked(self, item: ParsedChunk, check: Type[Check], why: str) -> Finding:
         """An informational finding, relative to the chunk, saying which check skipped it."""
         last = item.chunk.end - item.chunk.start - 1
         family = check.__name__.replace("Check", "")
-        return Finding(
-            code="MS002",
-            category=Category.CONFIG,
-            severity=Severity.INFO,
-            span=Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
-            message=(
-                f"The {family} checks skipped lines {item.chunk.start + 1}-{item.chunk.start + last + 1}: {why}. "
-                "Other statements and other checks are unaffected."
-            ),
+        return not_checked(
+            Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
+            f"The {family} checks skipped lines {item.chunk.start + 1}-{item.chunk.start + last + 1}: {why}. "
+            "Other statements and other checks are unaffected.",
         )
 
     def _syntax_finding(self, item: ParsedChunk, source: Source) -> Finding:
@@ -239,8 +224,7 @@ class Analyzer:
         if end == col and col > 0:
             col -= 1
         if needs_newer_python(source.line(line)):  # valid code for a newer Python: not an error
-            return Finding(code="MS002", category=Category.CONFIG, severity=Severity.INFO, span=Span(line, 0, line, len(source.line(line))),
-                           message=unreadable_message(item.chunk.start + 1, item.chunk.end))
+            return not_checked(Span(line, 0, line, len(source.line(line))), unreadable_message(item.chunk.start + 1, item.chunk.end))
         info = self.knowledge.code("MS001")
         return Finding(
             code="MS001",
@@ -291,6 +275,11 @@ class Analyzer:
             kept.append(finding)
         kept.sort(key=Finding.sort_key)
         return kept
+
+
+def not_checked(span: Span, message: str) -> Finding:
+    """An informational MS002: what msport did not check, and why."""
+    return Finding(code="MS002", category=Category.CONFIG, severity=Severity.INFO, span=span, message=message)
 
 
 _shared: Optional[Analyzer] = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Optional
 
 #: Statements only Python 3.12+ parses (PEP 695).
 _TYPE_PARAMETERS = re.compile(

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ..analysis.findings import Category, Finding, Severity, Span
+from ..analysis.engine import not_checked
+from ..analysis.findings import Finding, Span
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
@@ -215,10 +216,4 @@ def read_source(path: Path, max_size: int) -> SourceFile:
 
 def not_read_finding(exc: FileTooLarge) -> Finding:
     """The informational finding of a file too large to read (as max-lines gives one too long to check)."""
-    return Finding(
-        code="MS002",
-        category=Category.CONFIG,
-        severity=Severity.INFO,
-        span=Span(0, 0, 0, 0),
-        message=f"File not checked: {exc.strerror}. Raise max-file-size in [tool.msport] to check it.",
-    )
+    return not_checked(Span(0, 0, 0, 0), f"File not checked: {exc.strerror}. Raise max-file-size in [tool.msport] to check it.")
