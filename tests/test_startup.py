@@ -85,9 +85,9 @@ def responses(data: bytes) -> dict:
     return found
 
 
-def test_stdin_that_is_a_file_is_read_by_pygls_reader(tmp_path):
-    """A regular file cannot be registered with the event loop: the server falls back to
-    pygls' reader and serves the whole conversation."""
+def test_stdin_that_is_a_file_is_read_on_a_thread(tmp_path):
+    """A regular file cannot be registered with the event loop: the server reads it on a
+    thread and serves the whole conversation."""
     script = tmp_path / "messages"
     script.write_bytes(frame(INITIALIZE) + frame(SHUTDOWN) + frame(EXIT))
     with open(script, "rb") as stdin:
@@ -111,27 +111,28 @@ def test_stdin_that_is_a_socket_is_read_on_the_event_loop():
 
 
 def test_pipe_reader_survives_an_overlong_header_line_and_a_message_cut_short():
-    """A header line longer than the stream's line limit is skipped, not fatal; a client that
-    closes stdin in the middle of a message ends the server cleanly (no traceback, no hang)."""
-    from msport.lsp.stdio import LINE_LIMIT
+    """Header garbage longer than the reader keeps is skipped, not fatal; a client that closes
+    stdin in the middle of a message ends the server cleanly (no traceback, no hang), with
+    status 1 since it never asked for a shutdown (LSP)."""
+    from msport.lsp.framing import MAX_HEADER_BYTES
 
     process = subprocess.Popen([sys.executable, "-m", "msport", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    overlong = b"X-Padding: " + b"a" * (LINE_LIMIT + 10) + b"\r\n"
+    overlong = b"X-Padding: " + b"a" * (MAX_HEADER_BYTES + 10) + b"\r\n"
     cut_short = b"Content-Length: 100\r\n\r\n{\"jsonrpc\""
     out, err = process.communicate(overlong + frame(INITIALIZE) + cut_short, timeout=120)
     answers = responses(out)
     assert "hoverProvider" in answers[1]["result"]["capabilities"]
-    assert process.returncode == 0
+    assert process.returncode == 1
     assert b"Traceback" not in err, err.decode()[-2000:]
 
 
-def test_only_pipes_and_sockets_are_taken_from_pygls_reader():
+def test_only_pipes_and_sockets_are_read_on_the_event_loop():
     """asyncio makes the descriptor it reads non-blocking: right for the pipe an editor made for
-    its server, wrong for a terminal shared with the shell, which stays with pygls' reader."""
-    from msport.lsp.stdio import pipe_reader
+    its server, wrong for a terminal shared with the shell, which is read on a thread."""
+    from msport.lsp.stdio import pipe_source
 
     async def probe(stream):
-        reader = await pipe_reader(stream)
+        reader = await pipe_source(stream)
         return reader is not None, os.get_blocking(stream.fileno())
 
     r, w = os.pipe()

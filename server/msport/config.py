@@ -5,47 +5,64 @@ Shared by the command line and the language server; the analysis core never read
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from .analysis.settings import SettingProblem, Settings
 from .knowledge import toml
+from .regular_files import read_regular_file, regular_file_status
 
-_cache: Dict[Path, Tuple[float, Optional[Dict], Optional[SettingProblem]]] = {}
+_cache: Dict[Path, Tuple[Tuple[int, int], Optional[Dict], Optional[SettingProblem]]] = {}
 
 
 def find_pyproject(start: Path) -> Optional[Path]:
     """The nearest ``pyproject.toml`` at or above *start* (a file or a directory)."""
-    directory = start if start.is_dir() else start.parent
+    directory = start if os.path.isdir(start) else start.parent
     for folder in (directory, *directory.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        # exists(), not isfile(): a pyproject.toml that is a FIFO or a device is the project's
+        # configuration all the same, and is reported as unreadable rather than skipped. (os.path's
+        # functions answer False where pathlib's raise: in a folder that cannot be searched.)
+        if os.path.exists(candidate):
             return candidate
     return None
 
 
+#: A pyproject.toml larger than this is not read (real ones are a few kB).
+MAX_PYPROJECT_SIZE = 4_000_000
+
+
 def _read_table(path: Path) -> Tuple[Optional[Dict], Optional[SettingProblem]]:
     try:
-        mtime = path.stat().st_mtime
+        status = regular_file_status(path)
     except OSError as exc:
-        return None, SettingProblem(str(path), "pyproject.toml", f"cannot read: {exc.strerror or exc}")
+        return None, SettingProblem(str(path), "pyproject.toml", f"cannot read: {exc.strerror or exc}; msport uses its defaults")
+    stamp = (status.st_mtime_ns, status.st_size)
     cached = _cache.get(path)
-    if cached and cached[0] == mtime:
+    if cached and cached[0] == stamp:
         return cached[1], cached[2]
     table: Optional[Dict] = None
     problem: Optional[SettingProblem] = None
     try:
-        data = toml.loads(path.read_text(encoding="utf-8"))
-        table = data.get("tool", {}).get("msport")
-        if table is not None and not isinstance(table, dict):
-            problem = SettingProblem(str(path), "tool.msport", "expected a table ([tool.msport]); defaults used")
-            table = None
+        data = toml.loads(read_regular_file(path, MAX_PYPROJECT_SIZE).decode("utf-8"))
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            problem = SettingProblem(str(path), "tool", f"expected a table ([tool]), got {type(tool).__name__}; msport uses its defaults")
+        else:
+            table = tool.get("msport")
+            if table is not None and not isinstance(table, dict):
+                problem = SettingProblem(str(path), "tool.msport", f"expected a table ([tool.msport]), got {type(table).__name__}; defaults used")
+                table = None
     except toml.TOMLDecodeError as exc:
         problem = SettingProblem(str(path), "pyproject.toml", f"invalid TOML ({exc}); msport uses its defaults")
+    except RecursionError:
+        problem = SettingProblem(str(path), "pyproject.toml", "its arrays or tables are nested too deeply to read; msport uses its defaults")
     except (OSError, UnicodeDecodeError) as exc:
-        problem = SettingProblem(str(path), "pyproject.toml", f"cannot read ({exc}); msport uses its defaults")
-    _cache[path] = (mtime, table, problem)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        problem = SettingProblem(str(path), "pyproject.toml", f"cannot read ({reason}); msport uses its defaults")
+    _cache[path] = (stamp, table, problem)
     return table, problem
 
 
@@ -56,6 +73,8 @@ def settings_for(path: Path, base: Optional[Settings] = None, known_codes=()) ->
     if pyproject is None:
         return settings, None
     table, problem = _read_table(pyproject)
+    # The project's root, which exclude and per-file-ignores patterns are relative to.
+    settings = replace(settings, project_root=str(pyproject.parent.absolute()))
     if problem is not None:
         return replace(settings, problems=settings.problems + (problem,)), pyproject
     if table:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 from .analysis.engine import AnalysisResult, Analyzer
 from .analysis.project.summary import NO_PROJECT, ProjectFacts
 from .analysis.settings import Settings
-from .cli.files import python_files, read_source
+from .analysis.findings import Finding
+from .cli.files import Listing, not_read_finding, python_files, read_source
+from .regular_files import FileTooLarge
 
 log = logging.getLogger("msport")
 
@@ -25,22 +27,30 @@ class ScannedFile:
     result: Optional[AnalysisResult] = None
     error: Optional[str] = None  # why the file has no result
     note: str = ""  # e.g. undecodable bytes were replaced
+    #: The MS002 finding of a file too large to read (setting max-file-size); it has no result.
+    not_read: Optional[Finding] = None
 
 
-def project_files(paths: Sequence[Path]) -> List[Path]:
-    """The Python files under *paths*, sorted, without the directories nobody wants checked."""
-    return list(python_files(list(paths)))
+def project_files(paths: Sequence[Path]) -> Listing:
+    """The Python files under *paths*, sorted, without the directories nobody wants checked,
+    and what the walk skipped or could not list."""
+    return python_files(list(paths))
 
 
 def scan_file(analyzer: Analyzer, path: Path, display: str, settings: Settings, project: ProjectFacts = NO_PROJECT) -> ScannedFile:
     scanned = ScannedFile(path, display, settings)
     try:
-        text, scanned.note = read_source(path)
+        source = read_source(path, settings.max_file_size)
+    except FileTooLarge as exc:
+        scanned.not_read = not_read_finding(exc)
+        scanned.error = f"not checked: {exc.strerror}"
+        return scanned
     except OSError as exc:
         scanned.error = f"cannot read: {exc.strerror or exc}"
         return scanned
+    scanned.note = source.note
     try:
-        scanned.result = analyzer.analyze(text, settings, display, project)
+        scanned.result = analyzer.analyze(source.text, settings, display, project)
     except Exception as exc:  # a bug in a check must cost one file, not the scan
         log.exception("analysis failed for %s", display)
         scanned.error = f"internal error while checking it ({exc!r}); please report it"

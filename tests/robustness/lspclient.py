@@ -15,10 +15,12 @@ from typing import Any, Dict, List, Optional
 
 
 class RawClient:
-    def __init__(self, capabilities: Optional[dict] = None, initialization_options: Any = None, command: Optional[List[str]] = None, cwd: Optional[str] = None):
+    def __init__(self, capabilities: Optional[dict] = None, initialization_options: Any = None, command: Optional[List[str]] = None,
+                 cwd: Optional[str] = None, root_uri: Optional[str] = None, env: Optional[Dict[str, str]] = None, initialize: bool = True):
         self.proc = subprocess.Popen(
             command or [sys.executable, "-m", "msport", "serve"],
             cwd=cwd,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -33,10 +35,15 @@ class RawClient:
         self._reader.start()
         self._stderr: List[bytes] = []
         threading.Thread(target=lambda: self._stderr.extend(self.proc.stderr), daemon=True).start()
-        self.initialize_result = self.request(
-            "initialize",
-            {"processId": os.getpid(), "capabilities": capabilities or {}, "initializationOptions": initialization_options},
-        )
+        if initialize:
+            self.initialize(capabilities, initialization_options, root_uri)
+
+    def initialize(self, capabilities: Optional[dict] = None, initialization_options: Any = None, root_uri: Optional[str] = None) -> None:
+        params = {"processId": os.getpid(), "capabilities": capabilities or {}, "initializationOptions": initialization_options}
+        if root_uri:
+            params["rootUri"] = root_uri
+            params["workspaceFolders"] = [{"uri": root_uri, "name": "workspace"}]
+        self.initialize_result = self.request("initialize", params)
         self.notify("initialized", {})
 
     # -- framing ---------------------------------------------------------------------
@@ -125,6 +132,15 @@ class RawClient:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024
         return 0.0
+
+    def drain_notifications(self) -> List[dict]:
+        """Every notification received so far (and not drained before)."""
+        found = []
+        while True:
+            try:
+                found.append(self.notifications.get_nowait())
+            except queue.Empty:
+                return found
 
     def stderr_text(self) -> str:
         return b"".join(self._stderr).decode("utf-8", "replace")

@@ -88,3 +88,20 @@ def test_nesting_too_deep_for_a_visitor_costs_one_statement(analyzer):
     assert len(cats) == 2
     skipped = [f for f in findings if f.code == "MS002"]
     assert skipped and all(f.span.start_line == 2 and "nested too deeply" in f.message for f in skipped)
+
+
+def test_python_312_syntax_is_not_called_a_syntax_error(analyzer):
+    """PEP 695 statements and PEP 701 f-strings: valid from Python 3.12. On an older Python msport
+    says it cannot read them (MS002, and a note on the f-string's parse error); from 3.12 on they
+    are checked like any code."""
+    text = (
+        "import torch\ntype Point = tuple[float, float]\n\ndef first[T](xs: list[T]) -> T:\n    return torch.cat(xs)\n\n"
+        "class Box[T]:\n    pass\n\nname = 'a'\ns = f\"{name!r:{\"x\"}}\"\ny = torch.cat(a)\n"
+    )
+    findings = analyzer.analyze(text, Settings()).findings
+    if sys.version_info >= (3, 12):
+        assert codes(findings) == ["MS103", "MS103"]
+        return
+    assert codes(findings) == ["MS002", "MS002", "MS002", "MS001", "MS103"]
+    assert all("syntax newer than Python 3." in f.message and "Python 3.12 or newer" in f.message for f in findings[:3])
+    assert "valid from Python 3.12" in findings[3].message

@@ -2,9 +2,12 @@
 rule files as data only."""
 
 import ast
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Tuple
 
 from .lspclient import RawClient
 
@@ -100,3 +103,126 @@ def test_rule_files_are_data(tmp_path):
     (rule,) = load_api_rules(rules_file, problems)
     assert problems == [] and rule.note == payload
     assert not marker.exists()
+
+
+# -- nothing from the workspace runs: not its interpreter, not its modules -----------------------
+def _jedi_project(root: Path) -> str:
+    """`from .utils import cat` (msport cannot follow it; jedi can): a hover there asks jedi."""
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text("from torch import cat\n")
+    text = "from .utils import cat\n\ny = cat([1], 0)\n"
+    (pkg / "model.py").write_text(text)
+    return text
+
+
+def _hover_until_jedi_answers(client: RawClient, uri: str) -> str:
+    for _ in range(160):  # cold, jedi needs a few seconds to read torch's sources
+        reply = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 5}})
+        if reply.get("result"):
+            return reply["result"]["contents"]["value"]
+        time.sleep(0.25)
+    raise AssertionError("jedi never answered: the test proved nothing")
+
+
+def test_hover_never_runs_the_interpreter_of_an_activated_workspace_venv(tmp_path):
+    """The repository ships .venv/bin/python (and a conda env's); the user activated it, so
+    VIRTUAL_ENV (CONDA_PREFIX) points there. jedi's default would run it; msport's jedi uses
+    msport's own interpreter, and still resolves the name."""
+    marker = tmp_path / "EXECUTED"
+    for env_dir in (tmp_path / ".venv", tmp_path / "conda"):
+        (env_dir / "bin").mkdir(parents=True)
+        fake = env_dir / "bin" / "python"
+        fake.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\nexec {sys.executable} \"$@\"\n")
+        fake.chmod(0o755)
+    text = _jedi_project(tmp_path)
+    env = dict(os.environ, VIRTUAL_ENV=str(tmp_path / ".venv"), CONDA_PREFIX=str(tmp_path / "conda"))
+    client = RawClient(cwd=str(tmp_path), env=env, root_uri=tmp_path.as_uri())
+    try:
+        uri = (tmp_path / "pkg" / "model.py").as_uri()
+        client.open(uri, text)
+        client.wait_diagnostics(uri, 1)
+        card = _hover_until_jedi_answers(client, uri)
+        assert "**`torch.cat`**" in card and "jedi" in card
+    finally:
+        assert client.close() == 0, client.stderr_text()[-2000:]
+    assert not marker.exists(), marker.read_text()
+
+
+def _modules_at_start_of_dash_m(tmp_path: Path) -> set:
+    """Top-level names of the modules Python has imported when a ``python -m`` module begins."""
+    probe = tmp_path / "probe_pkg" / "startprobe"
+    probe.mkdir(parents=True)
+    (probe / "__init__.py").write_text("")
+    (probe / "__main__.py").write_text("import sys\nprint('\\n'.join(sys.modules))\n")
+    run = subprocess.run([sys.executable, "-m", "startprobe"], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ, PYTHONPATH=str(probe.parent)))
+    return {m.split(".")[0] for m in run.stdout.split()}
+
+
+def _shadowing_workspace(tmp_path: Path, names: set, marker: Path) -> Tuple[Path, str]:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for name in sorted(names):
+        (workspace / f"{name}.py").write_text(f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n")
+    (workspace / "pyproject.toml").write_text('[tool.msport]\ncolour = "red"\n')  # an unknown key: msport imports difflib
+    return workspace, _jedi_project(workspace)
+
+
+def _session(client: RawClient, workspace: Path, text: str) -> None:
+    uri = (workspace / "pkg" / "model.py").as_uri()
+    client.open(uri, text)
+    client.wait_diagnostics(uri, 1)
+    _hover_until_jedi_answers(client, uri)
+    client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}, "context": {"diagnostics": []}})
+    client.request("workspace/executeCommand", {"command": "msport.scanWorkspace"}, timeout=120)
+
+
+def _loaded_by_a_session(tmp_path: Path) -> set:
+    """Top-level names of every module the server has imported after the same session as the
+    tests run, in a harmless project."""
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "pyproject.toml").write_text('[tool.msport]\ncolour = "red"\n')
+    text = _jedi_project(clean)
+    probe = RawClient(cwd=str(clean), root_uri=clean.as_uri())
+    try:
+        _session(probe, clean, text)
+        return {m.split(".")[0] for m in probe.request("msport/loadedModules", None)["result"]}
+    finally:
+        probe.close()
+
+
+def test_project_modules_named_like_msports_own_imports_never_run(tmp_path):
+    """`python -m msport serve` started in the project (as editors do) puts the project first on
+    sys.path. A file there named like any module msport imports once running (every one a real
+    session loads: difflib.py, tokenize.py, jedi.py, ...) must not be what gets imported.
+    (What Python itself imports before msport's first line, such as reprlib, is the launcher's
+    to protect: `python -P`, or the `msport` script; see the next test and docs/robustness.md.)"""
+    marker = tmp_path / "EXECUTED"
+    names = _loaded_by_a_session(tmp_path) - _modules_at_start_of_dash_m(tmp_path) - {"msport", "__main__"}
+    assert {"jedi", "difflib", "tokenize", "fnmatch", "tempfile"} <= names and len(names) > 30
+    workspace, text = _shadowing_workspace(tmp_path, names, marker)
+    client = RawClient(cwd=str(workspace), root_uri=workspace.as_uri())
+    try:
+        _session(client, workspace, text)
+    finally:
+        assert client.close() == 0, client.stderr_text()[-2000:]
+    assert not marker.exists(), marker.read_text()
+
+
+def test_the_msport_script_in_a_project_shadowing_every_module_runs_none(tmp_path):
+    """The `msport` console script (what pip installs) has its own folder first on sys.path: even
+    modules Python imports at start-up are not taken from the project."""
+    script = Path(sys.executable).parent / "msport"
+    assert script.is_file(), "tools/test.sh installs msport into the venv"
+    marker = tmp_path / "EXECUTED"
+    names = (_loaded_by_a_session(tmp_path) | _modules_at_start_of_dash_m(tmp_path)) - {"msport", "__main__", "sys", "builtins"}
+    workspace, text = _shadowing_workspace(tmp_path, names, marker)
+    client = RawClient(command=[str(script), "serve"], cwd=str(workspace), root_uri=workspace.as_uri())
+    try:
+        _session(client, workspace, text)
+    finally:
+        assert client.close() == 0, client.stderr_text()[-2000:]
+    assert not marker.exists(), marker.read_text()

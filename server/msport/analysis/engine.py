@@ -19,11 +19,13 @@ from typing import Deque, List, Optional, Sequence, Tuple, Type
 from ..knowledge.index import KnowledgeBase, default_knowledge, knowledge_for
 from .checks import CHECKS
 from .checks.base import Check, ChunkInput
+from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
+from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
 from .project.summary import NO_PROJECT, ModuleSummary, ProjectFacts
 from .settings import Settings
@@ -32,6 +34,13 @@ from .suppression import FileSuppressions, is_suppressed, line_suppressions
 
 
 log = logging.getLogger("msport")
+
+#: A statement longer than this is not parsed: its tree would hold ~200 bytes per character (a
+#: 5.4 MB list literal took 1.1 GB to parse alone), and no hand-written statement comes near it.
+MAX_STATEMENT_CHARS = 1_000_000
+#: The share of time-budget one statement's checks may take: a huge function stops there (with
+#: an MS002) instead of taking the whole budget, and a keystroke inside it costs at most that.
+STATEMENT_SHARE = 0.25
 
 
 @dataclass
@@ -97,6 +106,7 @@ class Analyzer:
         parsed_count = checked_count = 0
         parsed: List[ParsedChunk] = []
         facts: List[ChunkFacts] = []
+        oversized: List[Finding] = []
         skipped_from: Optional[int] = None
         with self._lock:
             previous = self._splits.get(path)
@@ -107,6 +117,9 @@ class Analyzer:
             if time.perf_counter() > deadline:
                 skipped_from = chunk.start
                 break
+            if len(chunk.text) > MAX_STATEMENT_CHARS:
+                oversized.append(self._too_large(chunk))
+                continue
             with self._lock:
                 cached = self._parses.get(chunk.text)
             if cached is None:
@@ -121,9 +134,15 @@ class Analyzer:
             facts.append(cached[1])
         context = build_module_context(facts, self.knowledge, project.package, project.imported_classes, project.extra_bindings)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
-        context, summary = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path), project)
+        summary = ModuleSummary()
+        try:
+            with time_limit(deadline):
+                context, summary = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path), project)
+        except OutOfTime:
+            pass  # out of budget before any check ran: the checks below report the lines not checked
         if not check:
             return AnalysisResult(source, [], parsed, context, parsed_count, 0, summary)
+        findings: List[Finding] = list(oversized)
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:
@@ -131,7 +150,6 @@ class Analyzer:
             if context_key is None:
                 context_key = context.key
                 self._context_keys.put(context_key, context_key)
-        findings: List[Finding] = []
         for item in parsed:
             if time.perf_counter() > deadline:
                 skipped_from = item.chunk.start
@@ -143,7 +161,8 @@ class Analyzer:
             with self._lock:
                 chunk_findings = self._findings.get(key)
             if chunk_findings is None:
-                chunk_findings = self._check_chunk(item, context, settings)
+                until = min(deadline, time.perf_counter() + settings.time_budget * STATEMENT_SHARE)
+                chunk_findings = self._check_chunk(item, context, settings, until)
                 checked_count += 1
                 with self._lock:
                     self._findings.put(key, chunk_findings)
@@ -158,12 +177,21 @@ class Analyzer:
             self._recent.append(parsed)
         return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count, summary)
 
-    def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings) -> Tuple[Finding, ...]:
+    def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings, until: float) -> Tuple[Finding, ...]:
         chunk_input = ChunkInput(item.tree, item.chunk.text.split("\n"), context, settings, self.knowledge)
         found: List[Finding] = []
-        for check in self.checks:
+        stopped: Optional[Tuple[Type[Check], Optional[int]]] = None
+        for index, check in enumerate(self.checks):
+            instance = None
             try:
-                found.extend(check(chunk_input).run())
+                with time_limit(until):
+                    instance = check(chunk_input)
+                    found.extend(instance.run())
+            except OutOfTime as exc:
+                # What the check found before it stopped stands; the checks after it do not run.
+                found.extend(instance.findings if instance is not None else ())
+                found.append(self._stopped(item, self.checks[index:], exc.line, settings))
+                break
             except RecursionError:
                 # Python parses deeper nesting than a recursive visitor can walk (a 900-term sum).
                 found.append(self._unchecked(item, check, "it is nested too deeply to walk"))
@@ -172,19 +200,37 @@ class Analyzer:
                 found.append(self._unchecked(item, check, f"an internal error occurred ({exc!r}; please report it)"))
         return tuple(found)
 
+    def _stopped(self, item: ParsedChunk, checks: Sequence[Type[Check]], line: Optional[int], settings: Settings) -> Finding:
+        """The MS002 of a statement whose checks ran out of its share of the time budget."""
+        first, last = item.chunk.start + 1, item.chunk.end
+        where = f"at line {item.chunk.start + line}" if line else "partway"
+        families = ", ".join(check.__name__.replace("Check", "") for check in checks)
+        return not_checked(
+            Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
+            f"Lines {first}-{last} were checked only in part: this statement took longer than the "
+            f"{settings.time_budget * STATEMENT_SHARE:g} s msport gives one statement (a quarter of time-budget), so the "
+            f"{families} checks stopped {where}. What they found before that is reported. "
+            "Split the function, or raise time-budget in [tool.msport].",
+        )
+
+    def _too_large(self, chunk) -> Finding:
+        """The MS002 of a statement too long to parse (MAX_STATEMENT_CHARS)."""
+        first_line = chunk.text.split("\n", 1)[0]
+        return not_checked(
+            Span(chunk.start, 0, chunk.start, min(len(first_line), 200)),
+            f"Lines {chunk.start + 1}-{chunk.end} were not checked: this one statement is {len(chunk.text):,} characters, "
+            f"more than the {MAX_STATEMENT_CHARS:,} msport analyses in one statement (its syntax tree alone would take "
+            "hundreds of MB). Move the data it holds to a file the code loads, or split it.",
+        )
+
     def _unchecked(self, item: ParsedChunk, check: Type[Check], why: str) -> Finding:
         """An informational finding, relative to the chunk, saying which check skipped it."""
         last = item.chunk.end - item.chunk.start - 1
         family = check.__name__.replace("Check", "")
-        return Finding(
-            code="MS002",
-            category=Category.CONFIG,
-            severity=Severity.INFO,
-            span=Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
-            message=(
-                f"The {family} checks skipped lines {item.chunk.start + 1}-{item.chunk.start + last + 1}: {why}. "
-                "Other statements and other checks are unaffected."
-            ),
+        return not_checked(
+            Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
+            f"The {family} checks skipped lines {item.chunk.start + 1}-{item.chunk.start + last + 1}: {why}. "
+            "Other statements and other checks are unaffected.",
         )
 
     def _syntax_finding(self, item: ParsedChunk, source: Source) -> Finding:
@@ -193,13 +239,15 @@ class Analyzer:
         end = min(len(source.line(line)), col + 1)
         if end == col and col > 0:
             col -= 1
+        if needs_newer_python(source.line(line)):  # valid code for a newer Python: not an error
+            return not_checked(Span(line, 0, line, len(source.line(line))), unreadable_message(item.chunk.start + 1, item.chunk.end))
         info = self.knowledge.code("MS001")
         return Finding(
             code="MS001",
             category=Category.SYNTAX_ERROR,
             severity=Severity(info.severity),
             span=Span(line, col, line, max(end, col)),
-            message=f"Syntax error: {message}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
+            message=f"Syntax error: {message}{newer_syntax_note(message)}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
         )
 
     def _over_budget(self, source: Source, settings: Settings, first_unchecked: int) -> Finding:
@@ -243,6 +291,11 @@ class Analyzer:
             kept.append(finding)
         kept.sort(key=Finding.sort_key)
         return kept
+
+
+def not_checked(span: Span, message: str) -> Finding:
+    """An informational MS002: what msport did not check, and why."""
+    return Finding(code="MS002", category=Category.CONFIG, severity=Severity.INFO, span=span, message=message)
 
 
 _shared: Optional[Analyzer] = None

@@ -18,7 +18,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .chunks import parse_chunk, split_chunks
 from .findings import Edit, Finding, Fix, Safety
@@ -155,6 +155,8 @@ class FixAllResult:
     passes: int = 0
     #: Fixes left out because applying them would have broken the parse.
     rejected: List[AppliedFix] = field(default_factory=list)
+    #: Ended early because its caller asked (``stop``): the text is that of the passes done.
+    stopped: bool = False
 
     @property
     def changed(self) -> bool:
@@ -219,9 +221,12 @@ def _record(finding: Finding, fix: Fix) -> AppliedFix:
 
 
 def fix_all(text: str, settings: Optional[Settings] = None, analyzer=None, path: Optional[str] = None,
-            unsafe: bool = False, max_passes: int = MAX_PASSES, project=None) -> FixAllResult:
+            unsafe: bool = False, max_passes: int = MAX_PASSES, project=None,
+            stop: Optional[Callable[[], bool]] = None) -> FixAllResult:
     """Every safe fix (and the unsafe ones too when *unsafe*) applied to *text*, pass after
-    pass until none is left; see the module docstring."""
+    pass until none is left; see the module docstring. *stop* is asked before each pass: the
+    editor's fix-all ends as soon as it is cancelled or the text changes, freeing the analysis
+    thread for the diagnostics of the new text."""
     from .engine import Analyzer  # the engine imports the checks, which may import this module
 
     analyzer = analyzer or Analyzer()
@@ -230,6 +235,9 @@ def fix_all(text: str, settings: Optional[Settings] = None, analyzer=None, path:
     broken = _broken_chunks(text)
     excluded: set = set()  # fixes that broke the parse: not offered again
     for _ in range(max_passes):
+        if stop is not None and stop():
+            outcome.stopped = True
+            break
         result = analyzer.analyze(outcome.text, settings, path, project) if project is not None else analyzer.analyze(outcome.text, settings, path)
         chosen = _select(outcome.text, result, unsafe, excluded)
         if not chosen:

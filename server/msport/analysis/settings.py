@@ -9,8 +9,10 @@ the source and key, and the value from the layer below is kept.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
+import reprlib
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
@@ -22,6 +24,8 @@ DEFAULT_VERSION = "2.10"
 BACKENDS = ("ascend", "gpu", "cpu")
 MODES = ("graph", "pynative")
 JIT_LEVELS = ("O0", "O1", "O2")
+#: A Python file of 10 MB is ~250,000 lines; larger ones are generated data, not code to port.
+DEFAULT_MAX_FILE_SIZE = 10_000_000
 
 
 def parse_version(text: str) -> Tuple[int, int]:
@@ -60,8 +64,13 @@ class Settings:
     max_lines: int = 100_000
     #: Seconds of analysis per file; past it the rest of the file is reported as not checked.
     time_budget: float = 10.0
+    #: Files larger than this many bytes are not read (one informational finding says so).
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     #: The user's own API rule files (same format as rules/api/*.toml), laid over msport's.
     extend_rules: Tuple[str, ...] = ()
+    #: The folder ``exclude`` and ``per-file-ignores`` patterns are relative to: the
+    #: pyproject.toml's (the workspace folder's for editor settings); "" matches paths as given.
+    project_root: str = ""
     problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
     #: (key, where its value was set: a file path, "editor settings", "command line"), for
     #: `msport check --show-settings` and the editor's msport/effectiveSettings.
@@ -82,9 +91,10 @@ class Settings:
             return False
         if _matches(code, self.ignore):
             return False
-        if path is not None:
+        if path is not None and self.per_file_ignores:
+            relative = _relative(path, self.project_root)
             for pattern, codes in self.per_file_ignores:
-                if _path_matches(path, pattern) and _matches(code, codes):
+                if relative is not None and _path_matches(relative, pattern) and _matches(code, codes):
                     return False
         return True
 
@@ -96,7 +106,12 @@ class Settings:
         return best[1] if best else default
 
     def is_excluded(self, path: str) -> bool:
-        return any(_path_matches(path, pattern) for pattern in self.exclude)
+        """Whether an ``exclude`` pattern matches *path*, taken relative to the project root:
+        ``exclude = ["vendor"]`` never matches a ``vendor`` folder above the project."""
+        if not self.exclude:
+            return False
+        relative = _relative(path, self.project_root)
+        return relative is not None and any(_path_matches(relative, pattern) for pattern in self.exclude)
 
     # -- layering --------------------------------------------------------------------
     def merged(self, values: Mapping[str, Any], origin: str, known_codes: Iterable[str] = (), base_dir: Optional[str] = None) -> "Settings":
@@ -123,6 +138,10 @@ class Settings:
                     changes[attr] = tuple(os.path.join(base_dir, p) for p in changes[attr])
             except ValueError as exc:
                 problems.append(SettingProblem(origin, raw_key, str(exc), _describe(getattr(self, attr))))
+            except (RecursionError, TypeError, OverflowError):  # a value no validator foresaw: never a traceback
+                problems.append(SettingProblem(origin, raw_key, f"cannot use {_shown(value)}", _describe(getattr(self, attr))))
+        if base_dir and not self.project_root:
+            changes["project_root"] = os.path.abspath(base_dir)
         set_keys = {_canonical_key(k) for k in values if _KEYS.get(_canonical_key(k), ("",))[0] in changes}
         origins = tuple((k, o) for k, o in self.origins if k not in set_keys) + tuple((k, origin) for k in sorted(set_keys))
         return replace(self, **changes, problems=tuple(problems), origins=origins)
@@ -152,6 +171,18 @@ def _matches(code: str, prefixes: Iterable[str]) -> bool:
     return any(p == "ALL" or code.startswith(p) for p in prefixes)
 
 
+@functools.lru_cache(maxsize=4096)
+def _relative(path: str, root: str) -> Optional[str]:
+    """*path* relative to *root* with forward slashes; None when it lies outside *root*; *path*
+    itself when there is no root."""
+    if not root:
+        return path.replace("\\", "/")
+    relative = os.path.relpath(os.path.abspath(path), root)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace("\\", "/")
+
+
 def _path_matches(path: str, pattern: str) -> bool:
     path = path.replace("\\", "/")
     if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, "*/" + pattern):
@@ -166,13 +197,23 @@ def _describe(value: Any) -> str:
     return repr(value)
 
 
+#: Values quoted in messages: a few levels and items deep, so that an array nested thousands of
+#: levels deep (which plain repr() cannot print) or a huge table gives a one-line message.
+_QUOTE = reprlib.Repr()
+_QUOTE.maxlevel, _QUOTE.maxlist, _QUOTE.maxdict, _QUOTE.maxstring, _QUOTE.maxother = 3, 6, 4, 80, 80
+
+
+def _shown(value: Any) -> str:
+    return _QUOTE.repr(value)
+
+
 # -- validators: each returns the typed value or raises ValueError with the expectation ----
 
 def _one_of(choices: Tuple[str, ...], *, fold=str.lower):
     def check(value: Any, _known) -> str:
         if isinstance(value, str) and fold(value.strip()) in [fold(c) for c in choices]:
             return next(c for c in choices if fold(c) == fold(value.strip()))
-        raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+        raise ValueError(f"expected one of {', '.join(choices)}, got {_shown(value)}")
     return check
 
 
@@ -184,7 +225,7 @@ def _version(value: Any, _known) -> str:
         major = minor = None
     name = f"{major}.{minor}"
     if name not in SUPPORTED_VERSIONS:
-        raise ValueError(f"expected a MindSpore version from {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]} (e.g. \"2.10\"), got {value!r}")
+        raise ValueError(f"expected a MindSpore version from {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]} (e.g. \"2.10\"), got {_shown(value)}")
     return name
 
 
@@ -192,7 +233,7 @@ def _codes(value: Any, known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [v for v in value.replace(" ", ",").split(",") if v]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"expected a list of rule codes such as [\"MS101\", \"MS2\"], got {value!r}")
+        raise ValueError(f"expected a list of rule codes such as [\"MS101\", \"MS2\"], got {_shown(value)}")
     codes = tuple(v.strip().upper() for v in value)
     if known:
         unknown = [c for c in codes if c != "ALL" and not any(k.startswith(c) for k in known)]
@@ -203,20 +244,22 @@ def _codes(value: Any, known) -> Tuple[str, ...]:
 
 def _severity_map(value: Any, known) -> Tuple[Tuple[str, Severity], ...]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"expected a table of code = severity, e.g. {{ MS103 = \"hint\" }}, got {value!r}")
+        raise ValueError(f"expected a table of code = severity, e.g. {{ MS103 = \"hint\" }}, got {_shown(value)}")
     result = []
     for code, sev in value.items():
         _codes([code], known)
         try:
-            result.append((str(code).upper(), Severity(str(sev).lower())))
+            if not isinstance(sev, str):
+                raise ValueError(sev)
+            result.append((str(code).upper(), Severity(sev.lower())))
         except ValueError:
-            raise ValueError(f"severity of {code} must be one of error, warning, info, hint; got {sev!r}") from None
+            raise ValueError(f"severity of {code} must be one of error, warning, info, hint; got {_shown(sev)}") from None
     return tuple(sorted(result))
 
 
 def _per_file(value: Any, known) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MS2\"] }}, got {value!r}")
+        raise ValueError(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MS2\"] }}, got {_shown(value)}")
     return tuple(sorted((str(k), _codes(v, known)) for k, v in value.items()))
 
 
@@ -224,13 +267,13 @@ def _globs(value: Any, _known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"expected a list of glob patterns, got {value!r}")
+        raise ValueError(f"expected a list of glob patterns, got {_shown(value)}")
     return tuple(value)
 
 
 def _positive_number(value: Any, _known) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError(f"expected a positive number of seconds, got {value!r}")
+        raise ValueError(f"expected a positive number of seconds, got {_shown(value)}")
     return float(value)
 
 
@@ -238,13 +281,33 @@ def _rule_files(value: Any, _known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValueError(f"expected a list of paths to TOML rule files (the format of msport's rules/api/*.toml), got {value!r}")
+        raise ValueError(f"expected a list of paths to TOML rule files (the format of msport's rules/api/*.toml), got {_shown(value)}")
     return tuple(os.path.expanduser(v.strip()) for v in value)
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+
+def _size(value: Any, _known) -> int:
+    """A size in bytes: a whole number, or a string such as "10 MB", "512 kB", "1 GiB"."""
+    size = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    elif isinstance(value, str):
+        number = value.strip().rstrip("bBiIkKmMgG ").strip()
+        unit = value.strip()[len(number):].strip().lower()
+        try:
+            size = int(float(number) * _SIZE_UNITS[unit]) if unit in _SIZE_UNITS else None
+        except ValueError:
+            size = None
+    if size is None or size <= 0:
+        raise ValueError(f"expected a size in bytes, or a string such as \"10 MB\" or \"512 kB\", got {_shown(value)}")
+    return size
 
 
 def _positive_int(value: Any, _known) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"expected a positive integer, got {value!r}")
+        raise ValueError(f"expected a positive integer, got {_shown(value)}")
     return value
 
 
@@ -260,6 +323,7 @@ _KEYS = {
     "exclude": ("exclude", _globs),
     "max-lines": ("max_lines", _positive_int),
     "time-budget": ("time_budget", _positive_number),
+    "max-file-size": ("max_file_size", _size),
     "extend-rules": ("extend_rules", _rule_files),
 }
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, Iterator, Tuple
 
+from .deadline import EVERY, check
+
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _AST = ast.AST
@@ -95,10 +97,18 @@ class Visitor:
         return method
 
     def visit(self, node: ast.AST):
+        global _steps
+        _steps -= 1
+        if _steps <= 0:  # not == 0: another thread may have stepped past zero meanwhile
+            _check_deadline(node)
         method = self._methods.get(node.__class__) or self._method(node.__class__)
         return method(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
+        global _steps
+        _steps -= 1
+        if _steps <= 0:  # not == 0: another thread may have stepped past zero meanwhile
+            _check_deadline(node)
         methods = self._methods
         for name in _FIELDS.get(node.__class__) or _fields(node.__class__):
             value = getattr(node, name, None)
@@ -108,6 +118,17 @@ class Visitor:
                         (methods.get(item.__class__) or self._method(item.__class__))(self, item)
             elif isinstance(value, _AST):
                 (methods.get(value.__class__) or self._method(value.__class__))(self, value)
+
+
+#: Steps left before the next look at the clock (see deadline.py); shared by every thread, it
+#: only decides when to look, and each thread compares with its own deadline.
+_steps = EVERY
+
+
+def _check_deadline(node: ast.AST) -> None:
+    global _steps
+    _steps = EVERY
+    check(node)
 
 
 #: Node classes that never have child nodes (their other fields are strings and constants; a

@@ -1,18 +1,31 @@
 """Finding the Python files to check, with the settings that govern each, and reading them
-whatever their encoding. Shared by ``msport check`` and ``msport report``."""
+whatever their encoding. Shared by ``msport check``, ``msport report`` and the editor's
+workspace scan.
+
+The walk survives what a hostile repository can hold: FIFOs, devices and links to them are
+listed as skipped, never opened (regular_files.py); link loops, broken links, directories
+that cannot be listed and entries that vanish mid-walk cost that entry alone; a file reached
+by two names is listed once; names that are not UTF-8 are shown with their odd bytes escaped.
+"""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import stat
 import sys
 import tokenize
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from ..analysis.engine import not_checked
+from ..analysis.findings import Finding, Span
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
+from ..regular_files import FileTooLarge, kind_of, read_regular_file
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -21,28 +34,112 @@ SKIPPED_DIRS = frozenset({
 })
 
 
-def python_files(paths: List[Path]) -> Iterator[Path]:
+@dataclass
+class Listing:
+    """What a walk found: the files to check, in order, and what it could not use."""
+
+    files: List[Path] = field(default_factory=list)
+    #: (path, why): entries named like Python files that are not regular files (a FIFO, a
+    #: device, a broken link, a link loop) or that vanished; they are not source code to check.
+    skipped: List[Tuple[Path, str]] = field(default_factory=list)
+    #: (path, why): directories that could not be listed: files below them may be missing.
+    unlisted: List[Tuple[Path, str]] = field(default_factory=list)
+
+
+def display_name(path: Path) -> str:
+    """*path* as printed and written in reports: itself, or, when its name is not UTF-8, with
+    each byte that is not escaped as ``\\xNN`` so that text, JSON and SARIF stay valid."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
+
+
+def python_files(paths: Sequence[Path], excluded: Optional[Callable[[Path], bool]] = None) -> Listing:
     """*paths* themselves (files) and the .py/.pyi files below them (directories), sorted; a file
-    reached twice (``msport check src src/a.py``, a symlink) only the first time, so that
-    ``--fix`` never has two workers rewrite it at once."""
-    seen = set()
-    for path in _candidates(paths):
-        real = path.resolve()
-        if real not in seen:
-            seen.add(real)
-            yield path
+    reached twice (``msport check src src/a.py``, a symlink, a hard link) only the first time, so
+    that ``--fix`` never has two workers rewrite it at once. Directories for which *excluded*
+    says so are not entered."""
+    listing = Listing()
+    seen: Set[Tuple[int, int]] = set()
+    skipped: Set[str] = set()  # each name said once, even when given twice
+    for path in _candidates(paths, listing, excluded):
+        why = None
+        try:
+            status = os.stat(path)
+            if not stat.S_ISREG(status.st_mode):
+                why = f"{kind_of(status.st_mode)}, not a regular file: msport reads only regular files"
+        except OSError as exc:
+            why = _why_unusable(path, exc)
+        if why is not None:
+            if os.path.abspath(path) not in skipped:
+                skipped.add(os.path.abspath(path))
+                listing.skipped.append((path, why))
+            continue
+        identity = (status.st_dev, status.st_ino)
+        if identity not in seen:
+            seen.add(identity)
+            listing.files.append(path)
+    return listing
 
 
-def _candidates(paths: List[Path]) -> Iterator[Path]:
+def _why_unusable(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if exc.errno == errno.ENOENT:
+        return "a broken symbolic link" if os.path.islink(path) else "it vanished while the files were being listed"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _candidates(paths: Sequence[Path], listing: Listing, excluded: Optional[Callable[[Path], bool]]) -> Iterator[Path]:
     for path in paths:
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info"))
-                for name in sorted(files):
-                    if name.endswith((".py", ".pyi")):
-                        yield Path(root) / name
+        if os.path.isdir(path):
+            yield from _walk(path, listing, excluded)
         else:
             yield path
+
+
+def _walk(top: Path, listing: Listing, excluded: Optional[Callable[[Path], bool]]) -> Iterator[Path]:
+    """Depth first, each directory's files (sorted) before its subdirectories (sorted), like a
+    sorted ``os.walk``; linked directories are not entered, so no link can make it loop."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except FileNotFoundError:
+            continue  # removed since its parent was listed
+        except OSError as exc:
+            listing.unlisted.append((directory, f"cannot list this directory: {exc.strerror or exc}"))
+            continue
+        subdirectories = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_directory = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue  # vanished
+            if is_directory:
+                if name not in SKIPPED_DIRS and not name.endswith(".egg-info"):
+                    subdirectory = Path(entry.path)
+                    if excluded is None or not excluded(subdirectory):
+                        subdirectories.append(subdirectory)
+            elif name.endswith((".py", ".pyi")):
+                yield Path(entry.path)
+        stack.extend(reversed(subdirectories))
+
+
+def report_listing(listing: Listing) -> bool:
+    """Print what the walk skipped on stderr; whether a directory could not be listed (then
+    files may be missing, and the run exits with status 2)."""
+    for path, why in listing.skipped:
+        print(f"msport: warning: {display_name(path)}: skipped: {why}", file=sys.stderr)
+    for path, why in listing.unlisted:
+        print(f"msport: error: {display_name(path)}: {why}; the files below it were not checked", file=sys.stderr)
+    return bool(listing.unlisted)
 
 
 def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Optional[Settings]:
@@ -51,7 +148,7 @@ def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -
     settings = Settings().merged(flags, "command line", known)
     for problem in settings.problems:
         print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [display_name(p) for p in paths if not os.path.lexists(p)]
     if missing and not settings.problems:
         print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
     return None if settings.problems or missing else settings
@@ -59,12 +156,13 @@ def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -
 
 def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Tuple[List[Tuple[Path, Settings]], bool]:
     """The files under *paths* that no ``exclude`` leaves out, each with its settings (the nearest
-    pyproject.toml, then the flags); and whether a configuration file had a problem. Each problem
-    is printed once, however many files it governs."""
-    files: List[Tuple[Path, Settings]] = []
+    pyproject.toml, then the flags); and whether there was a problem worth exit status 2 (a
+    configuration file's, a directory that could not be listed). Each problem is printed once,
+    however many files it governs; what the walk skipped is printed too."""
     reported = set()
-    for path in python_files(list(paths)):
-        settings, _ = settings_for(path.resolve(), known_codes=known)
+
+    def governing(path: Path) -> Settings:
+        settings, _ = settings_for(Path(os.path.abspath(path)), known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
         # The user's rule files are read here, once per set, before any worker starts.
@@ -74,15 +172,33 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
             if message not in reported:
                 reported.add(message)
                 print(f"msport: configuration error: {message}", file=sys.stderr)
-        if not settings.is_excluded(path.as_posix()):
+        return settings
+
+    listing = python_files(list(paths), excluded=lambda directory: governing(directory).is_excluded(str(directory)))
+    unlisted = report_listing(listing)
+    files: List[Tuple[Path, Settings]] = []
+    for path in listing.files:
+        settings = governing(path)
+        if not settings.is_excluded(str(path)):
             files.append((path, settings))
-    return files, bool(reported)
+    return files, bool(reported) or unlisted
 
 
-def read_source(path: Path) -> Tuple[str, str]:
-    """(text, note): decoded with the file's PEP 263 coding; undecodable bytes are replaced
-    (and the note says so) rather than failing the file."""
-    data = path.read_bytes()
+@dataclass(frozen=True)
+class SourceFile:
+    """A source file as read: its text, and what writing it back needs."""
+
+    text: str
+    data: bytes  # the bytes the text was decoded from
+    encoding: str
+    note: str = ""  # e.g. undecodable bytes were replaced
+
+
+def read_source(path: Path, max_size: int) -> SourceFile:
+    """The file decoded with its PEP 263 coding; undecodable bytes are replaced (and the note says
+    so) rather than failing the file. Raises ``OSError`` (``SkippedFile`` for a path that is not
+    a regular file, or one larger than *max_size* bytes: setting max-file-size)."""
+    data = read_regular_file(path, max_size, "max-file-size")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:
@@ -95,4 +211,9 @@ def read_source(path: Path) -> Tuple[str, str]:
         note = f"not valid {encoding}; undecodable bytes were replaced"
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text, note
+    return SourceFile(text, data, encoding, note)
+
+
+def not_read_finding(exc: FileTooLarge) -> Finding:
+    """The informational finding of a file too large to read (as max-lines gives one too long to check)."""
+    return not_checked(Span(0, 0, 0, 0), f"File not checked: {exc.strerror}. Raise max-file-size in [tool.msport] to check it.")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from contextlib import closing
@@ -141,7 +142,7 @@ def check(args: argparse.Namespace) -> int:
     from ..analysis.engine import Analyzers
     from ..knowledge import default_knowledge, preload
     from . import parallel
-    from .files import command_line_settings, files_with_settings
+    from .files import command_line_settings, display_name, files_with_settings
     from .output import format_json, format_sarif, format_text, summary
     from .progress import ProgressBar
     from ..analysis.project.summary import NO_PROJECT
@@ -164,8 +165,13 @@ def check(args: argparse.Namespace) -> int:
     files, error = files_with_settings(args.paths, flags, known)
     workers = _jobs_or_default(args)
     index = index_with_progress(files, workers)
-    jobs = [CheckJob(path, str(path), settings, args.fix, args.unsafe_fixes, args.format != "text", facts_of(index, path) or NO_PROJECT)
-            for path, settings in files]
+    # --fix writes inside the project of each file (its pyproject.toml's folder) or the folders named on the command line.
+    given = tuple(str(p.absolute() if os.path.isdir(p) else p.absolute().parent) for p in args.paths)
+    jobs = [
+        CheckJob(path, display_name(path), settings, args.fix, args.unsafe_fixes, args.format != "text",
+                 tuple(filter(None, (settings.project_root, *given))), facts_of(index, path) or NO_PROJECT)
+        for path, settings in files
+    ]
     results = []
     fixed_count = 0
     stream = args.format == "text" and args.output is None
@@ -184,6 +190,7 @@ def check(args: argparse.Namespace) -> int:
                 for message in checked.messages:
                     print(message, file=sys.stderr)
                 fixed_count += checked.fixes_applied
+                error = error or checked.failed
                 if checked.findings is None:
                     error = True  # the file is named above; exit status 2
                     continue

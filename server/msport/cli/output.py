@@ -105,7 +105,7 @@ def format_sarif(results: Sequence[FileFindings], codes: Dict[str, CodeInfo]) ->
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     sarif_results: List[Dict] = []
     for path, findings in results:
-        uri = Path(path).as_posix()
+        uri = _uri_reference(Path(path).as_posix())
         for f in findings:
             result = {
                 "ruleId": f.code,
@@ -155,6 +155,16 @@ def format_sarif(results: Sequence[FileFindings], codes: Dict[str, CodeInfo]) ->
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
+
+
+#: Characters a URI reference may hold as they are (RFC 3986 unreserved, and the path separator).
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+
+
+def _uri_reference(path: str) -> str:
+    """*path* as SARIF's artifactLocation.uri must be: a URI reference, every other byte of its
+    UTF-8 percent-encoded (a space, a non-ASCII letter, a backslash-escaped undecodable byte)."""
+    return "".join(chr(byte) if byte in _URI_SAFE else f"%{byte:02X}" for byte in path.encode("utf-8"))
 
 
 def _region(span) -> Dict:

@@ -31,7 +31,7 @@ class SummaryJob:
 def summarize_file(analyzers: Analyzers, job: SummaryJob) -> Optional[ModuleSummary]:
     """One file's summary; None when it cannot be read or analysed (the check says why)."""
     try:
-        text, _ = read_source(job.path)
+        text = read_source(job.path, job.settings.max_file_size).text
         return analyzers.for_settings(job.settings).summarize(text, job.settings, str(job.path), job.facts)
     except Exception:  # the check phase reports the file's problem; the index does without it
         return None

@@ -24,7 +24,7 @@ from ..report.model import FileInput, build_report
 from ..report.writers import FORMATS, render
 from ..scan import scan_file
 from . import parallel
-from .files import command_line_settings, files_with_settings
+from .files import command_line_settings, display_name, files_with_settings
 from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from .progress import ProgressBar
 from .project import facts_of, index_with_progress
@@ -92,7 +92,7 @@ def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags:
     root = _display_root(paths)
     files, _ = files_with_settings(paths, flags, knowledge.codes)  # configuration problems are shown, not fatal
     index = index_with_progress(files, jobs)
-    work = [ReportJob(path, _relative(path, root), settings, facts_of(index, path) or NO_PROJECT) for path, settings in files]
+    work = [ReportJob(path, display_name(Path(_relative(path, root))), settings, facts_of(index, path) or NO_PROJECT) for path, settings in files]
     report_settings = work[0].settings if work else flag_settings
     bar = ProgressBar(len(work))
     progress = lambda count, index: bar.update(count, work[index].display)  # noqa: E731

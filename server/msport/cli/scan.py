@@ -7,13 +7,14 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..analysis.engine import Analyzers
 from ..analysis.findings import Finding
 from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from ..analysis.settings import Settings
-from .files import read_source
+from ..regular_files import FileTooLarge
+from .files import not_read_finding, read_source
 from .fixing import fix_file
 
 
@@ -25,6 +26,8 @@ class CheckJob:
     fix: bool
     unsafe_fixes: bool
     complete_fixes: bool  # JSON and SARIF carry each fix with its import edits
+    #: The folders --fix may write in (the project's, the command line's): a link out of them is not followed.
+    roots: Tuple[str, ...] = ()
     project: ProjectFacts = NO_PROJECT  # what the project index knows of the rest of the program
 
 
@@ -34,22 +37,28 @@ class CheckedFile:
     findings: Optional[Sequence[Finding]]
     messages: List[str] = field(default_factory=list)  # for stderr, in order
     fixes_applied: int = 0
+    #: Something went wrong although the file has findings (fixes that could not be written): exit status 2.
+    failed: bool = False
 
 
 def check_file(analyzers: Analyzers, job: CheckJob) -> CheckedFile:
     display = job.display
     analyzer = analyzers.for_settings(job.settings)
     try:
-        text, note = read_source(job.path)
+        source = read_source(job.path, job.settings.max_file_size)
+    except FileTooLarge as exc:
+        return CheckedFile([not_read_finding(exc)])
     except OSError as exc:
         return CheckedFile(None, [f"msport: error: {display}: cannot read: {exc.strerror or exc}"])
     checked = CheckedFile(None)
-    if note:
-        checked.messages.append(f"msport: warning: {display}: {note}")
+    text = source.text
+    if source.note:
+        checked.messages.append(f"msport: warning: {display}: {source.note}")
     try:
-        if job.fix and not note:  # never write back a file whose bytes could not be decoded
-            text, checked.fixes_applied, warnings = fix_file(job.path, text, analyzer, job.settings, display, job.unsafe_fixes, job.project)
-            checked.messages += warnings
+        if job.fix and not source.note:  # never write back a file whose bytes could not be decoded
+            fixed = fix_file(job.path, source, analyzer, job.settings, display, job.unsafe_fixes, job.roots, job.project)
+            text, checked.fixes_applied, checked.failed = fixed.text, fixed.applied, fixed.failed
+            checked.messages += fixed.messages
         result = analyzer.analyze(text, job.settings, display, job.project)
     except Exception as exc:  # a bug in a check must cost one file, not the run
         checked.messages.append(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
+from ..regular_files import read_regular_file
 from . import toml
 from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
 
@@ -50,9 +51,18 @@ def rules_dir() -> Path:
     return here.parent.parent / "rules"
 
 
+#: Largest rule file read. msport's biggest is ~0.2 MB; a user's file (setting extend-rules)
+#: larger than this is a mistake or a hostile repository (a link to /dev/zero).
+MAX_RULE_FILE_SIZE = 16_000_000
+
+
 def read_toml(path: Path) -> Dict[str, Any]:
+    """A rule file's data. Only a regular file of at most MAX_RULE_FILE_SIZE bytes is read: a
+    FIFO or a device named in extend-rules is refused, never opened (it could block or never end)."""
     try:
-        return toml.loads(path.read_text(encoding="utf-8"))
+        return toml.loads(read_regular_file(path, MAX_RULE_FILE_SIZE).decode("utf-8"))
+    except RecursionError:
+        raise RuleFileError(f"{path}: its arrays or tables are nested too deeply to read") from None
     except OSError as exc:
         raise RuleFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

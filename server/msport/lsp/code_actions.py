@@ -9,6 +9,7 @@ Fix-all answers fix-on-save requests (``context.only = ["source.fixAll"]`` or
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import List, Optional, Sequence, Tuple
 
 from lsprotocol import types
@@ -84,10 +85,22 @@ def quick_fixes(result, requested: types.Range, encoding: str, uri: str) -> List
 async def _fix_all_action(ls, analysis, uri: str) -> Optional[types.CodeAction]:
     result = analysis.result
     text = result.source.text
-    outcome = await asyncio.get_running_loop().run_in_executor(
-        ls._executor, lambda: fix_all(text, analysis.settings, ls.analyzer_for(analysis.settings), _path(uri)))
+    cancelled = threading.Event()
+
+    def stop() -> bool:
+        # Cancelled, or the user typed on: the result would be stale, and the analysis thread
+        # is wanted for the new text's diagnostics. Asked between passes, on that thread.
+        doc = ls.documents.get(uri)
+        return cancelled.is_set() or doc is None or doc.revision != analysis.revision
+
+    try:
+        outcome = await asyncio.get_running_loop().run_in_executor(
+            ls._executor, lambda: fix_all(text, analysis.settings, ls.analyzer_for(analysis.settings), _path(uri), stop=stop))
+    except asyncio.CancelledError:  # $/cancelRequest: the pass under way is the last one
+        cancelled.set()
+        raise
     doc = ls.documents.get(uri)
-    if not outcome.changed or doc is None or doc.version != analysis.version:
+    if outcome.stopped or not outcome.changed or doc is None or doc.revision != analysis.revision:
         return None  # nothing to do, or the user typed on meanwhile: a stale edit would corrupt
     edit = whole_change(result.source, outcome.text)
     count = len(outcome.applied)

@@ -7,10 +7,17 @@ on a different line split point at the wrong characters, so msport applies edits
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from ..analysis.source import from_encoding, split_lines
+
+
+#: Every open and every change gets the next revision. Results are keyed by it, not by the
+#: client's version number: a client that repeats or lowers a version (LSP says it must not)
+#: still gets its new text checked, never the old text's results.
+_revisions = itertools.count(1)
 
 
 @dataclass
@@ -18,6 +25,7 @@ class Document:
     uri: str
     text: str
     version: Optional[int]
+    revision: int = 0
 
 
 class EditOutOfRange(ValueError):
@@ -75,7 +83,7 @@ class DocumentStore:
         self._docs: Dict[str, Document] = {}
 
     def open(self, uri: str, text: str, version: Optional[int]) -> Document:
-        doc = Document(uri, text, version)
+        doc = Document(uri, text, version, next(_revisions))
         self._docs[uri] = doc
         return doc
 
@@ -96,7 +104,7 @@ class DocumentStore:
                     change.text,
                     encoding,
                 )
-        doc.text, doc.version = text, version
+        doc.text, doc.version, doc.revision = text, version, next(_revisions)
         return doc
 
     def close(self, uri: str) -> None:

@@ -4,6 +4,9 @@ import (a relative import, another module of the project, a star import).
 - jedi is imported on the first such hover, never at start-up or on the typing path;
 - it analyses source and stubs statically (``Script``, no ``Interpreter``), imports nothing
   into the server (``auto_import_modules`` emptied) and loads no project extensions;
+- it runs no interpreter but msport's own: jedi's default is ``$VIRTUAL_ENV``'s or
+  ``$CONDA_PREFIX``'s Python, which, with an untrusted repository's ``.venv`` activated, is the
+  repository's own program;
 - each lookup has a time limit. A lookup that overruns keeps running on jedi's own thread
   and fills jedi's caches, so the next hover on the same name answers at once.
 """
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -41,12 +46,28 @@ def is_project_module(module: str, path: Optional[str], roots: Sequence[str]) ->
     return any((folder / top).is_dir() or (folder / f"{top}.py").is_file() for folder in folders)
 
 
+_environment = None
+
+
+def _msport_environment():
+    """jedi's environment of the interpreter msport runs in (as a subprocess of the same
+    program), or jedi in this process when that program does not look like Python (embedded)."""
+    global _environment
+    if _environment is None:
+        from jedi.api.environment import InterpreterEnvironment, SameEnvironment
+
+        looks_like_python = os.path.basename(sys.executable).lower().startswith("python")
+        _environment = SameEnvironment() if looks_like_python else InterpreterEnvironment()
+    return _environment
+
+
 def _definitions(text: str, path: Optional[str], root: Optional[str], line: int, col: int) -> List[Definition]:
     import jedi
 
     jedi.settings.auto_import_modules = []
+    environment = _msport_environment()
     project = jedi.Project(root, load_unsafe_extensions=False) if root else None
-    script = jedi.Script(text, path=path, project=project)
+    script = jedi.Script(text, path=path, project=project, environment=environment)
     names = script.infer(line + 1, col) or script.goto(line + 1, col, follow_imports=True)
     return [(n.full_name, n.module_name or "") for n in names if n.full_name]
 

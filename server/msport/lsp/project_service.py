@@ -89,11 +89,12 @@ class ProjectService:
         if settings.is_excluded(path.replace(os.sep, "/")):
             return None
         facts = self.index.facts_for(path)
-        analyzer = self.ls.analyzer_for(settings) if doc is not None else self.analyzers.for_settings(settings)
 
         def summarize() -> Optional[ModuleSummary]:
             try:
-                text = doc.text if doc is not None else read_source(Path(path))[0]
+                # Chosen here, on the analysis thread: with extend-rules it reads the user's rule files.
+                analyzer = self.ls.analyzer_for(settings) if doc is not None else self.analyzers.for_settings(settings)
+                text = doc.text if doc is not None else read_source(Path(path), settings.max_file_size).text
                 return analyzer.summarize(text, settings, path, facts)
             except Exception as exc:  # an unreadable or pathological file: the index does without it
                 log.warning("project index: %s: %r", path, exc)

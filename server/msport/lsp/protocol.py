@@ -3,7 +3,8 @@
 pygls answers an undecodable message with a pop-up ("Error in server") and, for a request
 whose params do not fit the method, no reply at all, so the client waits forever. msport
 replies as JSON-RPC 2.0 says (-32700 parse error with a null id, -32602 invalid params with the
-request's id), logs the details, and keeps serving.
+request's id), logs the details, and keeps serving. A request before ``initialize`` gets
+-32002 (server not initialized) and a notification before it is dropped, as LSP says.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import logging
 from typing import Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcParseError
+from pygls.exceptions import JsonRpcException, JsonRpcParseError, JsonRpcServerNotInitialized
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -57,9 +58,24 @@ class MsportProtocol(LanguageServerProtocol):
         if handler is not None:
             yield handler, (params,), None
 
+    #: Whether the client has sent ``initialize``; until then only ``exit`` is obeyed.
+    initialize_received = False
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):
             return
+        method = getattr(message, "method", None)
+        if not self.initialize_received and method is not None:
+            if method == types.INITIALIZE:
+                self.initialize_received = True
+            elif method != types.EXIT:
+                if hasattr(message, "id"):
+                    log.warning("%s request (id %r) before initialize: answered with -32002", method, message.id)
+                    error = JsonRpcServerNotInitialized(f"msport has not been initialized: send 'initialize' before '{method}'")
+                    self._send_response(message.id, error=error.to_response_error())
+                else:
+                    log.warning("%s notification before initialize: ignored", method)
+                return
         super().handle_message(message)
 
     def answer_parse_error(self, error: Exception) -> None:

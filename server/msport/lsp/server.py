@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import sys
 import threading
@@ -28,12 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Dict, List, Optional, Tuple
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from .capabilities import CODE_ACTION_KINDS, SCAN_COMMAND
+from .framing import FrameTooLarge, MessageReader, ThreadSource, serve_messages
 from .protocol import MsportProtocol, is_parse_error
 
 if TYPE_CHECKING:
@@ -48,11 +50,15 @@ log = logging.getLogger("msport")
 
 @dataclass
 class Analysis:
-    version: Optional[int]
+    version: Optional[int]  # the client's version of the text analysed, as published
     result: AnalysisResult
     settings: Settings
     #: The settings generation it was computed under (see ``MsportServer.generation``).
     generation: int = 0
+    #: The document revision analysed (see documents.py): what staleness is judged by.
+    revision: int = 0
+    #: The rules it was analysed with (the bundled ones and the extend-rules files).
+    knowledge: Any = None
 
 
 class MsportServer(LanguageServer):
@@ -81,6 +87,9 @@ class MsportServer(LanguageServer):
         self.pull = False
         self._config_ready: Optional[asyncio.Event] = None
         self._shown: set = set()
+        #: The event loop and its thread, once serving (messages from other threads go through it).
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._loop_thread: Optional[int] = None
 
     def report_server_error(self, error: Exception, source) -> None:
         """Malformed traffic is answered and logged; other errors are shown once, not per message."""
@@ -92,20 +101,20 @@ class MsportServer(LanguageServer):
             self._show_once(f"internal error: {error!r}; see the msport output for details", types.MessageType.Error)
 
     def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
-        """pygls' stdio loop, except that a pipe is read by the event loop (see stdio.py)."""
+        """Serve on stdin/stdout: a pipe is read by the event loop (see stdio.py), anything else
+        on a thread; either way through framing.py, which recovers from broken frames."""
         if sys.platform == "win32":
             return super().start_io(stdin, stdout)
-        from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+        from pygls.io_ import StdoutWriter
 
-        from .stdio import pipe_reader
+        from .stdio import pipe_source
 
         stdin = stdin or sys.stdin.buffer
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
-            reader = await pipe_reader(stdin) or StdinAsyncReader(stdin, self.thread_pool)
-            await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol, logger=log, error_handler=self.report_server_error)
+            await self._serve((await pipe_source(stdin)) or ThreadSource(stdin, self.thread_pool))
 
         # As pygls' own start_io: a lost client or the `exit` notification ends the loop.
         try:
@@ -116,6 +125,42 @@ class MsportServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client on a loopback TCP port (see tcp.py), then exit."""
+        from .tcp import serve_one_client
+
+        self._stop_event = threading.Event()
+        try:
+            asyncio.run(serve_one_client(self, host, port))
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    async def _serve(self, source) -> None:
+        """Read and handle the client's messages until it leaves, sends ``exit``, or breaks the
+        framing beyond repair (a message over the size limit: logged, and the server stops)."""
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
+
+        def parse(body: bytes) -> Any:
+            return json.loads(body, object_hook=self.protocol.structure_message)
+
+        def on_error(error: Exception) -> None:
+            if not is_parse_error(error):
+                log.error("could not handle a message: %r", error)
+            self._report_server_error(error, JsonRpcException)
+
+        try:
+            await serve_messages(MessageReader(source), parse, self.protocol.handle_message, on_error, self._stop_event.is_set)
+        except FrameTooLarge as exc:
+            log.error("closing the connection: %s", exc)
+
+    @property
+    def exit_code(self) -> int:
+        """What the process exits with, as LSP says: 0 after a ``shutdown`` request, 1 otherwise
+        (``exit`` without ``shutdown``, or a client gone without either)."""
+        return 0 if self.protocol._shutdown else 1
 
     # -- state (created on first use: see the module docstring) -----------------------
     @property
@@ -193,9 +238,18 @@ class MsportServer(LanguageServer):
         return settings
 
     def _show_once(self, message: str, kind: types.MessageType) -> None:
+        """Log and show *message*, the first time only; callable from any thread (the analysis
+        thread reports the user's rule files), the messages go out on the event loop's."""
         if message in self._shown:
             return
         self._shown.add(message)
+        loop = self._loop
+        if loop is not None and threading.get_ident() != self._loop_thread:
+            loop.call_soon_threadsafe(self._send_shown, message, kind)
+        else:
+            self._send_shown(message, kind)
+
+    def _send_shown(self, message: str, kind: types.MessageType) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=f"msport: {message}"))
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"msport: {message}"))
 
@@ -207,38 +261,41 @@ class MsportServer(LanguageServer):
         if doc is None:
             return None
         done = self.analyses.get(uri)
-        if done is not None and done.version == doc.version and done.generation == self.generation:
+        if done is not None and done.revision == doc.revision and done.generation == self.generation:
             return done
-        key = (doc.version, self.generation)
+        key = (doc.revision, self.generation)
         inflight = self._inflight.get(uri)
         if inflight is None or inflight[0] != key or inflight[1].cancelled():
             settings = self.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else uri
-            analyzer = self.analyzer_for(settings)
             facts = self.project.facts_for(path)
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, analyzer, doc.text, settings, path, facts)
-            inflight = (key, asyncio.ensure_future(self._finish(uri, key, settings, future)))
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, settings, doc.text, path, facts)
+            inflight = (key, asyncio.ensure_future(self._finish(uri, key, doc.version, settings, future)))
             self._inflight[uri] = inflight
         return await asyncio.shield(inflight[1])
 
-    def _run(self, analyzer: Analyzer, text: str, settings: Settings, path: Optional[str], facts) -> Optional[AnalysisResult]:
+    def _run(self, settings: Settings, text: str, path: Optional[str], facts) -> Optional[Tuple[AnalysisResult, Any]]:
+        """On the analysis thread: the analyzer is chosen here because, with extend-rules, that
+        reads the user's rule files, which must never hold up the event loop. *facts*: what the
+        project index knows of the rest of the program."""
         try:
-            return analyzer.analyze(text, settings, path, facts)
+            analyzer = self.analyzer_for(settings)
+            return analyzer.analyze(text, settings, path, facts), analyzer.knowledge
         except Exception as exc:  # a bug in a check must not take the server down
             log.exception("analysis failed for %s", path)
             self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
             return None
 
-    async def _finish(self, uri: str, key, settings: Settings, future) -> Optional[Analysis]:
-        result = await future
-        if result is None:
+    async def _finish(self, uri: str, key, version: Optional[int], settings: Settings, future) -> Optional[Analysis]:
+        done = await future
+        if done is None:
             return None
-        version, generation = key
-        analysis = Analysis(version, result, settings, generation)
+        revision, generation = key
+        analysis = Analysis(version, done[0], settings, generation, revision, done[1])
         doc = self.documents.get(uri)
-        if doc is not None and doc.version == version and generation == self.generation:
+        if doc is not None and doc.revision == revision and generation == self.generation:
             self.analyses[uri] = analysis
-            self.project.note(to_fs_path(uri) if uri.startswith("file:") else None, result.summary)
+            self.project.note(to_fs_path(uri) if uri.startswith("file:") else None, done[0].summary)
         return analysis
 
     async def require(self, uri: str, method: str, position: Optional[types.Position] = None) -> Optional[Analysis]:
@@ -264,11 +321,11 @@ class MsportServer(LanguageServer):
         doc = self.documents.get(uri)
         if doc is None:
             return
-        version, generation = doc.version, self.generation
+        revision, version, generation = doc.revision, doc.version, self.generation
         analysis = await self.current(uri)
         doc = self.documents.get(uri)
-        stale = doc is None or doc.version != version or generation != self.generation
-        if analysis is None or stale or analysis.version != version or analysis.generation != generation:
+        stale = doc is None or doc.revision != revision or generation != self.generation
+        if analysis is None or stale or analysis.revision != revision or analysis.generation != generation:
             return
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=self.diagnostics(uri, analysis))
@@ -470,7 +527,7 @@ async def diagnostic(ls: MsportServer, params: types.DocumentDiagnosticParams):
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     items = ls.diagnostics(uri, analysis)
     # The id must change whenever what the client shows would (a severity-only change included).
-    result_id = f"{analysis.version}:{hash(tuple((d.code, d.message, d.severity, d.range.start.line, d.range.start.character) for d in items)):x}"
+    result_id = f"{analysis.revision}:{hash(tuple((d.code, d.message, d.severity, d.range.start.line, d.range.start.character) for d in items)):x}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
@@ -535,7 +592,7 @@ async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.H
     line = params.position.line
     col = from_encoding(source.line(line), params.position.character, ls.encoding)
     path = to_fs_path(uri) if uri.startswith("file:") else None
-    text, span = await hover_text(ls.analyzer_for(analysis.settings).knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
+    text, span = await hover_text(analysis.knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
     if text is None:
         return None
     return types.Hover(
@@ -570,11 +627,13 @@ def run(tcp: Optional[str] = None) -> int:
     # (bench: open/edit on 7k lines alike); a hover during a 28k-line analysis went 5.8 -> 1.7 ms.
     sys.setswitchinterval(0.001)
     if tcp:
-        host, _, port = tcp.rpartition(":")
-        if not port.isdigit():
-            print(f"msport: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
+        from .tcp import loopback_address
+
+        address = loopback_address(tcp)
+        if isinstance(address, str):
+            print(f"msport: error: --tcp: {address}", file=sys.stderr)
             return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
+        server.start_tcp(*address)
     else:
         server.start_io()
-    return 0
+    return server.exit_code

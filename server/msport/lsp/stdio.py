@@ -9,7 +9,8 @@ selector is read without any hand-off (an idle round trip: 0.79 -> 0.44 ms in be
 
 Only pipes and sockets are read this way: asyncio makes the descriptor non-blocking, which is
 harmless on the pipe an editor creates for its server but would leak into the shell if stdin
-were a terminal. Anything else (a terminal, a file, Windows' proactor loop) keeps pygls' reader.
+were a terminal. Anything else (a terminal, a file) is read on a thread. Either way the bytes go
+through framing.py, which recovers from broken frames.
 """
 
 from __future__ import annotations
@@ -20,33 +21,11 @@ import stat
 import sys
 from typing import BinaryIO, Optional
 
-#: Longest header line kept whole. Longer ones (never sent by a real client) are replaced by
-#: a line pygls ignores, where a blocking readline would have returned them in full.
-LINE_LIMIT = 1 << 20
-_OVERLONG = b"X-Msport-Overlong-Header: dropped\r\n"
+from .framing import StreamSource
 
 
-class PipeReader:
-    """pygls' reader interface (``readline``, ``readexactly``) over an asyncio stream."""
-
-    def __init__(self, stream: asyncio.StreamReader):
-        self._stream = stream
-
-    async def readline(self) -> bytes:
-        try:
-            return await self._stream.readline()
-        except ValueError:  # a line over LINE_LIMIT: the stream has skipped past it
-            return _OVERLONG
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self._stream.readexactly(n)
-        except asyncio.IncompleteReadError:
-            return b""  # the client closed stdin mid-message: pygls stops on an empty read
-
-
-async def pipe_reader(stdin: BinaryIO) -> Optional[PipeReader]:
-    """A reader of *stdin* driven by the running loop, or None when it is not a pipe or socket."""
+async def pipe_source(stdin: BinaryIO) -> Optional[StreamSource]:
+    """*stdin* read by the running loop, or None when it is not a pipe or socket."""
     if sys.platform == "win32":
         return None
     try:
@@ -56,9 +35,9 @@ async def pipe_reader(stdin: BinaryIO) -> Optional[PipeReader]:
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return None
     loop = asyncio.get_running_loop()
-    stream = asyncio.StreamReader(limit=LINE_LIMIT, loop=loop)
+    stream = asyncio.StreamReader(loop=loop)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream, loop=loop), stdin)
     except (OSError, ValueError, NotImplementedError):
         return None
-    return PipeReader(stream)
+    return StreamSource(stream)

@@ -26,7 +26,9 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..analysis.engine import Analyzers
+from ..analysis.source import Source
 from ..scan import project_files, scan_file
+from ..cli.files import Listing, display_name
 from .convert import to_diagnostic
 
 if TYPE_CHECKING:
@@ -132,8 +134,16 @@ class WorkspaceScanner:
             folders = [self.ls.workspace.root_path]
         return [f for f in folders if f]
 
-    def _listing(self) -> List[Path]:
+    def _listing(self) -> Listing:
         return project_files([Path(root) for root in self.roots()])
+
+    def _report_listing(self, listing: Listing) -> None:
+        # Shown once each (the scan runs again on every pull): a FIFO or a device named *.py is
+        # not source code, and a directory msport cannot list hides the files below it.
+        for path, why in listing.skipped:
+            self.ls._show_once(f"the workspace scan skipped {display_name(path)}: {why}", types.MessageType.Warning)
+        for path, why in listing.unlisted:
+            self.ls._show_once(f"{display_name(path)}: {why}; the workspace scan cannot check the files below it", types.MessageType.Warning)
 
     async def scan(self, token: Optional[types.ProgressToken] = None, publish: bool = False, create_progress: bool = False) -> ScanSummary:
         """Check every Python file of the workspace that is not open; one scan at a time.
@@ -147,7 +157,9 @@ class WorkspaceScanner:
         loop = asyncio.get_running_loop()
         summary = ScanSummary()
         progress = await Progress.start(self.ls, "msport: checking the workspace", token, create_progress)
-        files = await loop.run_in_executor(None, self._listing)
+        listing = await loop.run_in_executor(None, self._listing)
+        self._report_listing(listing)
+        files = listing.files
         summary.files = len(files)
         seen = set()
         for index, path in enumerate(files):
@@ -190,8 +202,12 @@ class WorkspaceScanner:
         known = self.reports.get(uri)
         if known is not None and known.stamp == stamp:
             return known
-        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzers.for_settings(settings), path, str(path), settings, facts)
+        # The analyzer is chosen on the analysis thread: with extend-rules it reads the user's rule files.
+        scanned = await loop.run_in_executor(
+            self.ls._executor, lambda: scan_file(self.analyzers.for_settings(settings), path, str(path), settings, facts))
         diagnostics: List[types.Diagnostic] = []
+        if scanned.not_read is not None:  # too large to read: one MS002 at its first line
+            diagnostics = [to_diagnostic(scanned.not_read, 0, Source.from_text(""), self.ls.encoding, uri)]
         if scanned.result is not None:
             source = scanned.result.source
             diagnostics = [to_diagnostic(f, i, source, self.ls.encoding, uri) for i, f in enumerate(scanned.result.findings)]
