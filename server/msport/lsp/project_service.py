@@ -64,7 +64,7 @@ class ProjectService:
     async def _build(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            listing = await loop.run_in_executor(None, self.ls.scanner._listing)
+            listing = (await loop.run_in_executor(None, self.ls.scanner._listing)).files
         except Exception as exc:  # an unreadable workspace: documents are analysed one by one
             log.warning("project index: cannot list the workspace: %r", exc)
             return
