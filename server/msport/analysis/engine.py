@@ -22,6 +22,7 @@ from .checks.base import Check, ChunkInput
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
@@ -74,6 +75,7 @@ class Analyzer:
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
+        self._second_order = SecondOrderPathsBuilder(self.knowledge, max(1, cache_size // 4))
         self._lock = threading.Lock()
 
     def analyze(self, text: str, settings: Settings, path: Optional[str] = None) -> AnalysisResult:
@@ -108,7 +110,9 @@ class Analyzer:
             facts.append(cached[1])
         context = build_module_context(facts, self.knowledge)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
-        context = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path))
+        valid = [p for p in parsed if p.error is None]
+        context = self._graph.extend(context, valid, self._graph.is_pipeline_file(path))
+        context = self._second_order.extend(context, valid)  # where the module differentiates twice
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:
@@ -133,6 +137,8 @@ class Analyzer:
                 with self._lock:
                     self._findings.put(key, chunk_findings)
             findings.extend(f.shifted(item.chunk.start) for f in chunk_findings)
+        if any(r.anchor is not None for f in findings for r in f.related):
+            findings = _resolve_anchors(findings, parsed)
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         findings = self._finish(findings, source, settings, path, context)
@@ -228,6 +234,22 @@ class Analyzer:
             kept.append(finding)
         kept.sort(key=Finding.sort_key)
         return kept
+
+
+def _resolve_anchors(findings: List[Finding], parsed: Sequence[ParsedChunk]) -> List[Finding]:
+    """Related locations in another chunk, placed now that the chunks' positions are known
+    (one that no longer exists is dropped)."""
+    starts = {}
+    for item in parsed:
+        starts.setdefault(anchor_of(item.chunk.text), item.chunk.start)
+    resolved = []
+    for finding in findings:
+        if any(r.anchor is not None for r in finding.related):
+            related = tuple(r if r.anchor is None else replace(r, span=r.span.shifted(starts[r.anchor]), anchor=None)
+                            for r in finding.related if r.anchor is None or r.anchor in starts)
+            finding = replace(finding, related=related)
+        resolved.append(finding)
+    return resolved
 
 
 _shared: Optional[Analyzer] = None

@@ -33,6 +33,9 @@ class FunctionDecl:
     params: Tuple[str, ...]
     root: Optional[str] = None  # GRAPH, JIT, PIPELINE or EAGER when the function is one by itself
     calls: Tuple[str, ...] = ()  # "f", "self:Class.m", "inst:Class.m"
+    #: Local classes whose instances it calls (`self.block(x)`, `model(x)`): their forward,
+    #: construct or __call__ runs. Callees only: graph status does not flow through them.
+    instance_calls: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ class _Collector(ScopeVisitor):
             return super().visit_FunctionDef(node)
         in_class = bool(self.class_stack)
         qualname = f"{self.class_stack[0].name}.{node.name}" if in_class else node.name
-        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None}
+        outer, self._current = self._current, {"calls": [], "instances": [], "class": self.class_stack[0].name if in_class else None}
         super().visit_FunctionDef(node)
         record, self._current = self._current, outer
         args = node.args
@@ -106,7 +109,8 @@ class _Collector(ScopeVisitor):
         if in_class and params and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
             params = params[1:]
         params += [a.arg for a in args.kwonlyargs]
-        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"]))))
+        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"])),
+                                           tuple(dict.fromkeys(record["instances"]))))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -156,7 +160,13 @@ class _Collector(ScopeVisitor):
                 self.pipeline_refs.extend(n.id for n in walk(keyword.value) if isinstance(n, ast.Name))
         if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
             self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
-        if self._current is None or not isinstance(func, ast.Attribute):
+        if self._current is None:
+            return
+        if isinstance(func, (ast.Name, ast.Attribute)):
+            called = self.infer(func)
+            if isinstance(called, Instance) and called.cls.startswith(LOCAL + "."):
+                self._current["instances"].append(called.cls[len(LOCAL) + 1:])
+        if not isinstance(func, ast.Attribute):
             return
         if isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self._current["class"]:
             if self.self_attribute(func.attr) is None:
@@ -338,6 +348,7 @@ class GraphContextBuilder:
                 summary=summaries.get(name),
                 arguments=_join_arguments(arguments.get(name, ()), len(decl.params)),
                 callers=tuple(sorted(callers.get(name, ()))),
+                callees=edges[name] + _instance_callees(decl, shell, edges[name]),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions), classes, mode))
@@ -377,6 +388,19 @@ class GraphContextBuilder:
             if target and target != decl.qualname:
                 resolved.append(target)
         return tuple(dict.fromkeys(resolved))
+
+
+#: What calling an instance of a local class runs, in the order looked for.
+_CALL_METHODS = ("forward", "construct", "__call__")
+
+
+def _instance_callees(decl: FunctionDecl, shell: ModuleGraph, known: Tuple[str, ...]) -> Tuple[str, ...]:
+    found = []
+    for cls in decl.instance_calls:
+        target = next((t for t in (shell.resolve_method(cls, m) for m in _CALL_METHODS) if t), None)
+        if target and target != decl.qualname and target not in known and target not in found:
+            found.append(target)
+    return tuple(found)
 
 
 def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:

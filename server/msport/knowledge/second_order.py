@@ -1,0 +1,232 @@
+"""Second-order gradients (rules/second_order.toml): how msport recognises a program that
+differentiates twice, its messages, and the support table measured on the real packages.
+
+Loaded once and validated like every rule file: each problem names the file, the entry and the
+field, and a bad entry is skipped without hiding the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+
+from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, read_toml, rules_dir
+from .model import Version
+from .shared import load_once
+
+FILE_NAME = "second_order.toml"
+MODES = ("pynative", "inner_jit", "graph")
+STATUSES = ("ok", "zero", "wrong", "no-bprop", "no-kernel", "crash", "n/a")
+BPROP = ("missing", "present", "unknown")
+MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version")
+WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
+_MEASURED_FIELDS = (
+    "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
+    "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
+)
+_DETECT_FIELDS = ("words", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
+                  "transform_classes", "derivatives", "transparent", "containers")
+
+
+@dataclass(frozen=True)
+class Support:
+    """How one MindSpore API behaves when differentiated twice, measured on one version."""
+
+    mindspore: str
+    torch: Tuple[str, ...]
+    version: Version
+    bprop: str = "unknown"  # missing | present | unknown
+    grad_primitive: Optional[str] = None
+    statuses: Tuple[Tuple[str, str], ...] = ()  # (mode, status)
+    details: Tuple[Tuple[str, str], ...] = ()  # (mode, first line of the error or difference)
+    #: The measured case, reproducible with tools/second_order_harness.py.
+    case: Tuple[Tuple[str, str], ...] = ()
+    unprobed: Optional[str] = None
+
+    def status(self, mode: str) -> Optional[str]:
+        return dict(self.statuses).get(mode)
+
+    def detail(self, mode: str) -> str:
+        return dict(self.details).get(mode, "")
+
+
+@dataclass(frozen=True)
+class CreateGraphCall:
+    api: str
+    outputs: int  # position of the differentiated outputs (-1: the method's receiver)
+    inputs: Optional[int]  # position of the inputs the gradient is taken with respect to
+    position: int  # position of create_graph when passed positionally
+
+
+@dataclass(frozen=True)
+class Replacement:
+    grad_primitives: Tuple[str, ...]
+    text: str
+    torch: str
+    mindspore: str
+    input: str = "x"
+
+
+@dataclass(frozen=True)
+class SecondOrderRules:
+    words: Tuple[str, ...] = ()
+    create_graph: Tuple[CreateGraphCall, ...] = ()
+    transforms: FrozenSet[str] = frozenset()
+    second_order_transforms: FrozenSet[str] = frozenset()
+    create_graph_transforms: FrozenSet[str] = frozenset()
+    transform_classes: FrozenSet[str] = frozenset()
+    derivatives: Tuple[Tuple[str, int], ...] = ()  # (api, the order from which it is second order)
+    transparent: FrozenSet[str] = frozenset()
+    containers: FrozenSet[str] = frozenset()
+    messages: Tuple[Tuple[str, str], ...] = ()
+    workarounds: Tuple[Tuple[str, str], ...] = ()
+    replacements: Tuple[Replacement, ...] = ()
+    measured: Tuple[Support, ...] = ()
+    problems: Tuple[RuleProblem, ...] = ()
+    _by_name: Dict[str, Tuple[Support, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        grouped: Dict[str, List[Support]] = {}
+        for support in self.measured:
+            grouped.setdefault(support.mindspore, []).append(support)
+        for name, supports in grouped.items():
+            self._by_name[name] = tuple(sorted(supports, key=lambda s: s.version))
+
+    def create_graph_call(self, api: str) -> Optional[CreateGraphCall]:
+        return next((c for c in self.create_graph if c.api == api), None)
+
+    def derivative_order(self, api: str) -> Optional[int]:
+        return dict(self.derivatives).get(api)
+
+    def message(self, key: str) -> str:
+        return dict(self.messages)[key]
+
+    def workaround(self, key: str) -> str:
+        return dict(self.workarounds)[key]
+
+    def support(self, mindspore: str, version: Version) -> Optional[Support]:
+        """The measurement of *mindspore* on *version*, else on the nearest version measured
+        (the newest below it, or the oldest above it); None when never measured."""
+        supports = [s for s in self._by_name.get(mindspore, ()) if s.unprobed is None]
+        if not supports:
+            return None
+        below = [s for s in supports if s.version <= version]
+        return below[-1] if below else supports[0]
+
+    def measured_names(self) -> FrozenSet[str]:
+        return frozenset(self._by_name)
+
+    def replacement_for(self, primitive: Optional[str]) -> Optional[Replacement]:
+        if not primitive:
+            return None
+        return next((r for r in self.replacements if primitive in r.grad_primitives), None)
+
+
+def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
+    path = (directory or rules_dir()) / FILE_NAME
+    if not path.is_file():
+        return SecondOrderRules()
+    problems: List[RuleProblem] = []
+    try:
+        data = read_toml(path)
+    except RuleFileError as exc:
+        return SecondOrderRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+    detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
+    detect.unknown_fields(_DETECT_FIELDS)
+    messages = _texts(data.get("messages", {}), "[messages]", MESSAGES, problems)
+    workarounds = _texts(data.get("workaround", {}), "[workaround]", WORKAROUNDS, problems)
+    return SecondOrderRules(
+        words=detect.strings("words"),
+        create_graph=_create_graph(detect, problems),
+        transforms=frozenset(detect.strings("transforms")),
+        second_order_transforms=frozenset(detect.strings("second_order_transforms")),
+        create_graph_transforms=frozenset(detect.strings("create_graph_transforms")),
+        transform_classes=frozenset(detect.strings("transform_classes")),
+        derivatives=_derivatives(detect),
+        transparent=frozenset(detect.strings("transparent")),
+        containers=frozenset(detect.strings("containers")),
+        messages=messages,
+        workarounds=workarounds,
+        replacements=tuple(_replacements(data.get("replacement", []), problems)),
+        measured=tuple(_measured(data.get("measured", []), problems)),
+        problems=tuple(problems),
+    )
+
+
+def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
+    if not isinstance(table, dict):
+        problems.append(RuleProblem(FILE_NAME, label, "", "expected a table of strings"))
+        return ()
+    entry = _Entry(table, FILE_NAME, label, problems)
+    entry.unknown_fields(required)
+    return tuple((key, text) for key in required if (text := entry.text(key, required=True)))
+
+
+def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGraphCall, ...]:
+    calls = []
+    for index, item in enumerate(detect.table.get("create_graph", [])):
+        if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("outputs"), int) \
+                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int):
+            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N] }}, got {item!r}")
+            continue
+        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"]))
+    return tuple(calls)
+
+
+def _derivatives(detect: _Entry) -> Tuple[Tuple[str, int], ...]:
+    found = []
+    for index, item in enumerate(detect.table.get("derivatives", [])):
+        if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("order"), int):
+            detect.problem(f"derivatives[{index}]", f"expected {{ api = ..., order = N }}, got {item!r}")
+            continue
+        found.append((item["api"], item["order"]))
+    return tuple(found)
+
+
+def _replacements(tables: Any, problems: List[RuleProblem]) -> List[Replacement]:
+    found = []
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "replacement", "text", problems):
+        entry.unknown_fields(("grad_primitives", "text", "torch", "mindspore", "input"))
+        primitives = entry.strings("grad_primitives")
+        values = [entry.text(k, required=True) for k in ("text", "torch", "mindspore")]
+        if primitives and all(values):
+            found.append(Replacement(primitives, *values, input=entry.text("input") or "x"))
+    return found
+
+
+def _measured(tables: Any, problems: List[RuleProblem]) -> List[Support]:
+    found = []
+    seen = set()
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "measured", "mindspore", problems):
+        before = len(problems)
+        entry.unknown_fields(_MEASURED_FIELDS)
+        name = entry.text("mindspore", required=True)
+        version_text = entry.text("version", required=True)
+        version = None
+        if version_text:
+            try:
+                version = parse_versions(version_text)[0]
+            except ValueError as exc:
+                entry.problem("version", str(exc))
+        if (name, version) in seen:
+            entry.problem("mindspore", f"{name} is measured twice for {version_text}")
+        unprobed = entry.text("unprobed")
+        statuses = []
+        if unprobed is None:
+            entry.text("bprop", required=True, choices=BPROP)
+            for mode in MODES:
+                status = entry.text(mode, required=True, choices=STATUSES)
+                if status:
+                    statuses.append((mode, status))
+        if len(problems) != before or not name or version is None:
+            continue
+        seen.add((name, version))
+        details = tuple((m, entry.table[f"{m}_detail"]) for m in MODES if isinstance(entry.table.get(f"{m}_detail"), str))
+        case = tuple((k, entry.table[k]) for k in ("input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call") if k in entry.table)
+        found.append(Support(name, entry.strings("torch"), version, entry.table.get("bprop", "unknown"), entry.text("grad_primitive"),
+                             tuple(statuses), details, case, unprobed))
+    return found
+
+
+default_second_order = load_once(load_second_order)
