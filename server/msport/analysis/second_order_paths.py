@@ -61,6 +61,9 @@ class GradientCall:
     span: Span  # relative to its chunk
     text: str  # as written, shortened
     inline_apis: Tuple[str, ...] = ()  # APIs on its path inside its own function
+    wrapper: Optional[str] = None  # learner.adapt(loss): the meta-learning wrapper class
+    receiver: Optional[str] = None  # ... and the name of the learner, which runs the wrapped model
+    inside_inline: bool = False  # taken inside a lambda or nested def that a transform differentiates
 
 
 @dataclass(frozen=True)
@@ -214,9 +217,12 @@ class GradientCallFinder(ScopeVisitor):
         self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs and lambdas bound to names, per scope
         self._jit_depth = 0
         self._consumed: Set[int] = set()  # transform calls nested in another one
+        self._differentiated_inline: Set[int] = set()  # calls inside a lambda / nested def a transform differentiates
         #: (callee, parameter position or keyword, what is passed): models and functions handed
         #: to local helpers (gradient_penalty(netD, ...)), to follow a helper's parameters
         self.arguments: List[Tuple[str, object, str]] = []
+        #: (wrapper class, its first_order argument as written or None, what it wraps)
+        self.wrappers: List[Tuple[str, Optional[str], Tuple[str, ...]]] = []
 
     # -- where we are -------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -298,6 +304,15 @@ class GradientCallFinder(ScopeVisitor):
 
     def _gradient_call(self, node: ast.Call) -> None:
         api = self._api(node.func)
+        for wrapper in self.rules.wrappers:
+            if api in wrapper.classes:
+                self._wrapper_built(node, wrapper)
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == wrapper.method and self._imports(wrapper.package) \
+                    and len(node.args) > wrapper.loss:
+                path = backward_slice(self._function[1] if self._function else None, node.args[wrapper.loss], None, node)
+                self._record(node, f"{wrapper.classes[0]}.{wrapper.method}", True, True, None, path, wrapper=wrapper.classes[0],
+                             receiver=source_text(node.func.value))
+                return
         create = self.rules.create_graph_call(api) if api else None
         if create is None and isinstance(node.func, ast.Attribute) and node.func.attr == "backward" and _keyword(node, "create_graph"):
             create = self.rules.create_graph_call("torch.Tensor.backward")  # loss.backward(create_graph=True), loss untyped
@@ -308,6 +323,17 @@ class GradientCallFinder(ScopeVisitor):
         transform = self._transform(node)
         if transform is not None:
             self._transform_call(node, transform)
+
+    def _imports(self, package: str) -> bool:
+        return any(q == package or q.startswith(package + ".") for _, q in self.context.bindings)
+
+    def _wrapper_built(self, node: ast.Call, wrapper) -> None:
+        flag = _keyword(node, wrapper.first_order)
+        targets: List[str] = []
+        model = _argument(node, wrapper.model, "model")
+        if model is not None:
+            self._reference(model, targets, [], called=False)
+        self.wrappers.append((wrapper.classes[0], source_text(flag) if flag is not None else None, tuple(targets)))
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -351,7 +377,10 @@ class GradientCallFinder(ScopeVisitor):
         path = self._function_path(function) if function is not None else []
         if function is not None and not path and not isinstance(function, (ast.Lambda,)):
             path = [function]
-        self._record(node, api, second, False, None, path, function)
+        inside = id(node) in self._differentiated_inline
+        if path and function is not None and not (isinstance(function, ast.Name) and function.id in self.context.functions):
+            self._differentiated_inline.update(id(n) for part in path for n in walk(part) if isinstance(n, ast.Call))
+        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside)
 
     def _function_path(self, function: ast.AST) -> List[ast.AST]:
         """The nodes run when *function* (a lambda, a nested def or a name of one) is called."""
@@ -364,7 +393,8 @@ class GradientCallFinder(ScopeVisitor):
         return []
 
     def _record(self, node: ast.Call, api: str, second: bool, create_graph: bool, condition: Optional[str],
-                path: List[ast.AST], function: Optional[ast.AST] = None, elsewhere: Sequence[str] = ()) -> None:
+                path: List[ast.AST], function: Optional[ast.AST] = None, elsewhere: Sequence[str] = (), wrapper: Optional[str] = None,
+                receiver: Optional[str] = None, inside_inline: bool = False) -> None:
         targets: List[str] = []
         unresolved: List[str] = list(elsewhere)
         inline_apis: List[str] = []
@@ -379,7 +409,8 @@ class GradientCallFinder(ScopeVisitor):
             api=api, framework=framework, function=self._function[0] if self._function else None,
             targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)), second=second,
             create_graph=create_graph, condition=condition, compiled=self._jit_depth > 0, span=node_span(node, self.lines),
-            text=_short(node), inline_apis=tuple(dict.fromkeys(inline_apis)),
+            text=_short(node), inline_apis=tuple(dict.fromkeys(inline_apis)), wrapper=wrapper, receiver=receiver,
+            inside_inline=inside_inline,
         ))
         self.paths.append(path)
 
@@ -456,6 +487,7 @@ class _ChunkGradients:
     calls: Tuple[GradientCall, ...] = ()
     anchor: int = 0
     arguments: Tuple[Tuple[str, object, str], ...] = ()
+    wrappers: Tuple[Tuple[str, Optional[str], Tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -523,9 +555,9 @@ class SecondOrderPathsBuilder:
             return context
         base_key = context.key
         found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
-        found = [(chunk, g) for chunk, g in found if g.calls]
-        if not found:
+        if not any(g.calls for _, g in found):
             return context
+        found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
         paths = self._paths(found, graph, chunks, context, base_key)
         if not paths.sites:
@@ -541,7 +573,7 @@ class SecondOrderPathsBuilder:
                 finder.visit(chunk.tree)
             except RecursionError:
                 pass
-            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments))
+            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers))
             self._gradients.put(key, cached)
         return cached
 
@@ -549,6 +581,9 @@ class SecondOrderPathsBuilder:
         calls = [(g.anchor, call) for _, g in found for call in g.calls]
         passed = _passed_to_parameters([a for _, g in found for a in g.arguments], graph)
         calls = [(anchor, _bind_parameters(call, passed, graph)) for anchor, call in calls]
+        built = [w for _, g in found for w in g.wrappers]
+        calls = [(anchor, _through_wrapper(call, built)) for anchor, call in calls]
+        calls = [(anchor, call) for anchor, call in calls if call is not None]
         # What first-order transforms differentiate, and everything it calls: a gradient taken
         # in there is differentiated again.
         differentiated: Dict[str, List[GradientCall]] = {}
@@ -566,7 +601,7 @@ class SecondOrderPathsBuilder:
             if nested and call.framework == "mindspore" and all(o.compiled for o in outer):
                 call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
             functions = _reach(_resolve(call.targets, graph), graph)
-            sites.append(Site(len(sites), call, anchor, nested, tuple(functions), ()))
+            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
         if not sites:
             return SecondOrderPaths()
         on_path: Dict[str, List[int]] = {}
@@ -627,6 +662,24 @@ def _bind_parameters(call: GradientCall, passed, graph: ModuleGraph) -> Gradient
         else:
             unresolved.append(name)
     return replace(call, targets=tuple(dict.fromkeys(targets)), unresolved=tuple(unresolved))
+
+
+def _through_wrapper(call: GradientCall, built) -> Optional[GradientCall]:
+    """learner.adapt(loss): second order unless every wrapper of its class built in the module
+    is first-order; the models they wrap are on the path."""
+    if call.wrapper is None:
+        return call
+    mine = [w for w in built if w[0] == call.wrapper]
+    if not mine:
+        return call  # built elsewhere: second order by default
+    flags = [flag for _, flag, _ in mine]
+    if all(flag == "True" for flag in flags):
+        return None
+    conditions = [f"not {flag}" for flag in flags if flag not in (None, "True", "False")]
+    targets = tuple(dict.fromkeys(call.targets + tuple(t for _, _, ts in mine for t in ts)))
+    condition = conditions[0] if conditions and not any(flag in (None, "False") for flag in flags) else None
+    unresolved = tuple(n for n in call.unresolved if n != call.receiver) if targets else call.unresolved
+    return replace(call, targets=targets, condition=condition, unresolved=unresolved)
 
 
 def _defines(text: str, qualname: str) -> bool:

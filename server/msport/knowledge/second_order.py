@@ -26,7 +26,7 @@ _MEASURED_FIELDS = (
     "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
 )
 _DETECT_FIELDS = ("words", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
-                  "transform_classes", "derivatives", "transparent", "containers")
+                  "transform_classes", "derivatives", "transparent", "containers", "wrappers")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,21 @@ class CreateGraphCall:
 
 
 @dataclass(frozen=True)
+class Wrapper:
+    """A meta-learning wrapper: `method(loss)` on it (or its clones) differentiates loss twice."""
+
+    classes: Tuple[str, ...]
+    method: str
+    loss: int  # position of the loss in the method call
+    model: int  # position of the wrapped model in the constructor
+    first_order: str  # the constructor keyword that makes it first-order when true
+
+    @property
+    def package(self) -> str:
+        return self.classes[0].split(".", 1)[0]
+
+
+@dataclass(frozen=True)
 class Replacement:
     grad_primitives: Tuple[str, ...]
     text: str
@@ -79,6 +94,7 @@ class SecondOrderRules:
     derivatives: Tuple[Tuple[str, int], ...] = ()  # (api, the order from which it is second order)
     transparent: FrozenSet[str] = frozenset()
     containers: FrozenSet[str] = frozenset()
+    wrappers: Tuple[Wrapper, ...] = ()
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
     replacements: Tuple[Replacement, ...] = ()
@@ -146,6 +162,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         derivatives=_derivatives(detect),
         transparent=frozenset(detect.strings("transparent")),
         containers=frozenset(detect.strings("containers")),
+        wrappers=_wrappers(detect),
         messages=messages,
         workarounds=workarounds,
         replacements=tuple(_replacements(data.get("replacement", []), problems)),
@@ -181,6 +198,19 @@ def _derivatives(detect: _Entry) -> Tuple[Tuple[str, int], ...]:
             detect.problem(f"derivatives[{index}]", f"expected {{ api = ..., order = N }}, got {item!r}")
             continue
         found.append((item["api"], item["order"]))
+    return tuple(found)
+
+
+def _wrappers(detect: _Entry) -> Tuple[Wrapper, ...]:
+    found = []
+    for index, item in enumerate(detect.table.get("wrappers", [])):
+        ok = isinstance(item, dict) and isinstance(item.get("classes"), list) and all(isinstance(c, str) for c in item["classes"]) \
+            and item["classes"] and isinstance(item.get("method"), str) and isinstance(item.get("first_order"), str) \
+            and isinstance(item.get("loss"), int) and isinstance(item.get("model"), int)
+        if not ok:
+            detect.problem(f"wrappers[{index}]", f"expected {{ classes = [...], method = ..., loss = N, model = N, first_order = ... }}, got {item!r}")
+            continue
+        found.append(Wrapper(tuple(item["classes"]), item["method"], item["loss"], item["model"], item["first_order"]))
     return tuple(found)
 
 

@@ -193,6 +193,44 @@ class SparseCheck(Check):
                 else:
                     self._env().pop(target.id, None)
 
+    def visit_If(self, node: ast.If) -> None:
+        """`if a.is_sparse:` (or `if not a.is_sparse: ... else:`): a is sparse in that branch."""
+        self.visit(node.test)
+        sparse_body, sparse_else = self._sparse_tests(node.test)
+        for tests, body in ((sparse_body, node.body), (sparse_else, node.orelse)):
+            env = self._env()
+            saved = {t.value.id: env.get(t.value.id) for t, _ in tests}
+            for test, layout in tests:
+                if self._lookup(test.value.id) is None:
+                    env[test.value.id] = SparseValue(layout, "torch", test)
+            for stmt in body:
+                self.visit(stmt)
+            for name, value in saved.items():
+                if value is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = value
+
+    def _sparse_tests(self, test: ast.AST) -> Tuple[List[Tuple[ast.Attribute, str]], List[Tuple[ast.Attribute, str]]]:
+        """The `name.is_sparse` / `name.layout == torch.sparse_csr` tests of a condition that
+        hold, with the layout they say: (in the body, in the else branch)."""
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        inner = test.operand if negated else test
+        parts = inner.values if isinstance(inner, ast.BoolOp) else [inner]
+        found = []
+        for part in parts:
+            if isinstance(part, ast.Attribute) and part.attr == "is_sparse" and isinstance(part.value, ast.Name):
+                found.append((part, "coo"))
+            elif isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.Eq) \
+                    and isinstance(part.left, ast.Attribute) and part.left.attr == "layout" and isinstance(part.left.value, ast.Name):
+                qualified = self._canonical(part.comparators[0])
+                layout = self.rules.layout_of(qualified) if qualified else None
+                if layout is not None and not negated:
+                    found.append((part.left, layout))
+        if negated:
+            return [], [f for f in found if f[0].attr == "is_sparse"] if not isinstance(inner, ast.BoolOp) or isinstance(inner.op, ast.Or) else []
+        return found, []
+
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
         qualified = self._canonical(node.func)
@@ -265,7 +303,7 @@ class SparseCheck(Check):
             self.int64_users.setdefault(id(value.origin), []).append(operation.id)
         if counterpart is None:
             return
-        written = f"`{source_text(node.func if isinstance(node, ast.Call) else node)}`"
+        written = _written(node)
         described = self._described(value)
         layout = _LAYOUT_NAMES[value.layout]
         if value.framework == "torch" and counterpart.none:
@@ -299,8 +337,11 @@ class SparseCheck(Check):
         return None
 
     def _described(self, value: SparseValue) -> str:
-        origin = source_text(value.origin)
-        return f"made by `{origin}`" if isinstance(value.origin, ast.Call) else f"`{origin}`"
+        origin = value.origin
+        if isinstance(origin, ast.Attribute) and origin.attr in ("is_sparse", "layout"):
+            test = source_text(origin) if origin.attr == "is_sparse" else f"{source_text(origin)} == {_LAYOUT_NAMES[value.layout]}"
+            return f"`{source_text(origin.value)}` (sparse where `{test}` holds)"
+        return f"made by `{source_text(origin)}`" if isinstance(origin, ast.Call) else f"`{source_text(origin)}`"
 
     def _memory(self, value: SparseValue) -> str:
         if value.shape and len(value.shape) == 2:
@@ -353,6 +394,14 @@ class SparseCheck(Check):
             related = (Related(self.span(value.origin), f"`{source_text(value.origin)}`: the sparse tensor is made here"),)
         self.findings.append(Finding(code=code, category=Category.SPARSE, severity=Severity(self.knowledge.code(code).severity),
                                      span=span, message=text, related=related))
+
+
+def _written(node: ast.AST) -> str:
+    """The operation as written; a method on a long receiver by its name alone."""
+    func = node.func if isinstance(node, ast.Call) else node
+    if isinstance(func, ast.Attribute) and len(source_text(func.value)) > 30:
+        return f"`.{func.attr}()`"
+    return f"`{source_text(func)}`"
 
 
 def _int32_in(node: ast.AST) -> Optional[ast.Attribute]:
