@@ -89,7 +89,7 @@ LAYER_EXTRA = {
 }
 DOMAINS = {"x": ("x", "xp", "xu")}  # the alternatives of the 3x4 input
 
-BATCH = 20
+BATCH = 40
 BATCH_TIMEOUT = 1800
 SINGLE_TIMEOUT = 300
 HANG = 150  # seconds without a finished case: the child is stuck in native code
@@ -222,7 +222,11 @@ def child(items_path, log_path, mode):
     import warnings
 
     warnings.filterwarnings("ignore")
-    workdir = tempfile.mkdtemp(prefix="so-probe-")
+    with tempfile.TemporaryDirectory(prefix="so-probe-") as workdir:
+        _run_items(items_path, log_path, mode, workdir)
+
+
+def _run_items(items_path, log_path, mode, workdir):
     torch_side, ms_side = harness.Torch(), harness.MindSpore(workdir)
     items = json.loads(Path(items_path).read_text())
     with open(log_path, "a", encoding="utf-8", buffering=1) as log:
@@ -274,11 +278,20 @@ def run_child(python, items, workdir, timeout, mode):
     return records, (started_case if ended else None), ended
 
 
-def probe(python, items, workers, mode="probe", progress=True):
+def probe(python, items, workers, mode="probe", progress=True, resume=None):
     """{mindspore name: record}; a case that killed its child is re-run alone, then recorded as
-    a crash if it kills that one too."""
+    a crash if it kills that one too. With *resume* (a JSON-lines file), records found there are
+    not measured again and new ones are appended as they come."""
     done = {}
-    total = len(items)
+    if resume and os.path.exists(resume):
+        wanted = {item["mindspore"] for item in items}
+        for line in Path(resume).read_text().splitlines():
+            record = json.loads(line)
+            if record["mindspore"] in wanted:
+                done[record["mindspore"]] = record
+        items = [item for item in items if item["mindspore"] not in done]
+    saved = open(resume, "a", encoding="utf-8") if resume else None
+    total = len(items) + len(done)
     started_at = time.time()
     todo = [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
     timeout = BATCH_TIMEOUT
@@ -289,15 +302,22 @@ def probe(python, items, workers, mode="probe", progress=True):
                 records, killer, ended = future.result()
                 for record in records:
                     done[record["mindspore"]] = record
+                    if saved:
+                        saved.write(json.dumps(record) + "\n")
+                        saved.flush()
                     if progress:
                         print(f"[{len(done)}/{total} {time.time() - started_at:.0f}s] {_summary(record)}", file=sys.stderr, flush=True)
                 if killer is not None and (timeout == SINGLE_TIMEOUT or "no progress" in ended):
                     item = next(i for i in items if i["mindspore"] == killer)
                     done[killer] = {**{k: item[k] for k in ("mindspore", "torch")}, "unprobed": f"the case killed its process ({ended})"}
+                    if saved:
+                        saved.write(json.dumps(done[killer]) + "\n")
             left = [item for item in items if item["mindspore"] not in done]
             todo, timeout = [[item] for item in left], SINGLE_TIMEOUT
             if todo and progress:
                 print(f"  re-running {len(todo)} unfinished targets one per process", file=sys.stderr)
+    if saved:
+        saved.close()
     return done
 
 
@@ -370,6 +390,7 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", help="probe only APIs whose torch or MindSpore name contains this text")
     parser.add_argument("--recheck", action="store_true", help="re-run the measured entries of the table and report differences")
+    parser.add_argument("--resume", help="a JSON-lines file of records: those found are not measured again, new ones are added")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -391,7 +412,7 @@ def main(argv=None):
         return 1 if changed else 0
     items = [{"mindspore": ms, "torch": torch, "renames": renames} for ms, torch, renames in pairs(tuple(map(int, version.split("."))), args.only)]
     print(f"probing second-order support of {len(items)} MindSpore {version} targets on CPU", file=sys.stderr)
-    records = probe(args.python, items, args.workers)
+    records = probe(args.python, items, args.workers, resume=args.resume)
     print(f"done in {time.time() - started:.0f} s: {json.dumps(counts(records))}", file=sys.stderr)
     if args.out == "-":
         print(json.dumps(records, indent=1))

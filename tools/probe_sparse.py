@@ -114,7 +114,11 @@ def child(items_path, log_path):
 
     ms.set_device("CPU")
     ms.set_context(pynative_synchronize=True)
-    workdir = tempfile.mkdtemp(prefix="sparse-probe-")
+    with tempfile.TemporaryDirectory(prefix="sparse-probe-") as workdir:
+        _run_cases(items_path, log_path, workdir, ms)
+
+
+def _run_cases(items_path, log_path, workdir, ms):
     items = json.loads(Path(items_path).read_text())
     with open(log_path, "a", encoding="utf-8", buffering=1) as log:
         for number, (case, mode) in enumerate(items):
