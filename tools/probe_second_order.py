@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "server"))
 
 import second_order_harness as harness  # noqa: E402
+from msport.knowledge.second_order import MARKER  # noqa: E402
 
 TABLE = ROOT / "rules" / "second_order.toml"
-MARKER = "# ---- MEASURED: written by tools/probe_second_order.py below this line; do not edit ----"
 NAMESPACES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.nn", "torch.special", "torch.linalg", "torch.fft")
 #: Names that are random, in-place, creation or not differentiable at all: not probed.
 SKIP_WORDS = ("rand", "dropout", "Dropout", "bernoulli", "multinomial", "normal", "uniform", "poisson", "manual_seed",
@@ -184,6 +184,12 @@ def call_forms(torch_name, ms_name, renames):
 
 # -- child: runs cases -----------------------------------------------------------------------
 MAX_MS_ATTEMPTS = 3
+MAX_FORMS = 12
+ARGUMENT_ERRORS = ("ValueError", "TypeError", "cannot build the call")
+
+
+def _argument_error(results):
+    return all(status == "n/a" and detail.startswith(ARGUMENT_ERRORS) for status, detail in results.values())
 
 
 def probe_target(torch_side, ms_side, ms_name, torch_names, renames):
@@ -203,13 +209,18 @@ def probe_target(torch_side, ms_side, ms_name, torch_names, renames):
                 entry["torch_setup"], entry["mindspore_setup"] = torch_setup, ms_setup
             tried.append(entry)
             measured = {s for s, _ in results.values()} - {"n/a", "no-kernel"}
-            if measured or len(tried) >= MAX_MS_ATTEMPTS:
+            if measured:
+                break
+            # A form MindSpore rejects for its arguments (a 2-D input where it wants 4-D) says
+            # nothing about the API: it does not count against the attempts.
+            telling = [e for e in tried if not _argument_error(e["results"])]
+            if len(telling) >= MAX_MS_ATTEMPTS or len(tried) >= MAX_FORMS:
                 break
         break
     if not tried:
         return {"mindspore": ms_name, "torch": torch_names, "unprobed": "no call form that torch differentiates twice"}
     # Prefer a form whose first order ran in the most modes.
-    return max(tried, key=lambda e: sum(s not in ("n/a", "no-kernel") for s, _ in e["results"].values()))
+    return max(tried, key=lambda e: (sum(s not in ("n/a", "no-kernel") for s, _ in e["results"].values()), not _argument_error(e["results"])))
 
 
 def recheck_entry(torch_side, ms_side, entry):

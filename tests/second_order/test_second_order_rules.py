@@ -48,7 +48,7 @@ def test_message_placeholders_are_the_ones_the_check_fills():
         "no_bprop": {"api", "target", "site", "version", "measured", "how", "modes", "primitive"},
         "crash": {"api", "target", "site", "version", "measured", "how", "modes", "primitive", "error"},
         "silent": {"api", "target", "site", "version", "measured", "how", "modes", "primitive", "wrongness"},
-        "site": {"site", "followed", "checked", "version", "problems", "unfollowed"},
+        "site": {"site", "followed", "checked", "total", "version", "problems", "unfollowed"},
         "site_unfollowed": {"names"},
         "pynative_nested": {"site", "version", "wrongness", "ops", "how"},
         "conditional": {"condition"},

@@ -278,8 +278,11 @@ class GradientCallFinder(ScopeVisitor):
         passed = [(i, a) for i, a in enumerate(node.args) if not isinstance(a, ast.Starred)] + [(k.arg, k.value) for k in node.keywords if k.arg]
         for where, argument in passed:
             targets: List[str] = []
-            if isinstance(argument, (ast.Name, ast.Attribute)):
-                self._reference(argument, targets, [], called=False)
+            if isinstance(argument, ast.Name) and self._function and argument.id in _parameters(self._function):
+                # critic_step(critic, ...) passing its own parameter on: whatever its callers pass.
+                self.arguments.append((callee, where, f"param:{self._function[0]}:{argument.id}"))
+                continue
+            self._passed_value(argument, targets)
             for target in targets:
                 self.arguments.append((callee, where, target))
 
@@ -309,9 +312,13 @@ class GradientCallFinder(ScopeVisitor):
                 self._wrapper_built(node, wrapper)
             elif isinstance(node.func, ast.Attribute) and node.func.attr == wrapper.method and self._imports(wrapper.package) \
                     and len(node.args) > wrapper.loss:
+                built_here = self._local_wrapper(node.func.value)
+                if built_here is not None and built_here[1] == "True":
+                    return  # this function built it first-order
                 path = backward_slice(self._function[1] if self._function else None, node.args[wrapper.loss], None, node)
-                self._record(node, f"{wrapper.classes[0]}.{wrapper.method}", True, True, None, path, wrapper=wrapper.classes[0],
-                             receiver=source_text(node.func.value))
+                condition = f"not {built_here[1]}" if built_here is not None and built_here[1] not in (None, "False") else None
+                self._record(node, f"{wrapper.classes[0]}.{wrapper.method}", True, True, condition, path,
+                             wrapper=wrapper.classes[0] if built_here is None else None, receiver=source_text(node.func.value))
                 return
         create = self.rules.create_graph_call(api) if api else None
         if create is None and isinstance(node.func, ast.Attribute) and node.func.attr == "backward" and _keyword(node, "create_graph"):
@@ -327,13 +334,45 @@ class GradientCallFinder(ScopeVisitor):
     def _imports(self, package: str) -> bool:
         return any(q == package or q.startswith(package + ".") for _, q in self.context.bindings)
 
+    def _local_wrapper(self, receiver: ast.AST) -> Optional[Tuple[str, Optional[str]]]:
+        """(wrapper class, first_order as written) when *receiver* is a name this function bound
+        to a wrapper built here or to a clone of one (maml.clone())."""
+        if not (isinstance(receiver, ast.Name) and self._function):
+            return None
+        built: Dict[str, Tuple[str, Optional[str]]] = {}
+        for stmt, _ in _statements(self._function[1]):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Call) and stmt.lineno < receiver.lineno + 1):
+                continue
+            value, name = stmt.value, stmt.targets[0].id
+            api = self._api(value.func)
+            wrapper = next((w for w in self.rules.wrappers if api in w.classes), None)
+            if wrapper is not None:
+                flag = _keyword(value, wrapper.first_order)
+                built[name] = (wrapper.classes[0], source_text(flag) if flag is not None else None)
+            elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) and value.func.value.id in built:
+                built[name] = built[value.func.value.id]  # learner = maml.clone()
+        return built.get(receiver.id)
+
     def _wrapper_built(self, node: ast.Call, wrapper) -> None:
         flag = _keyword(node, wrapper.first_order)
         targets: List[str] = []
         model = _argument(node, wrapper.model, "model")
         if model is not None:
-            self._reference(model, targets, [], called=False)
+            self._passed_value(model, targets)
         self.wrappers.append((wrapper.classes[0], source_text(flag) if flag is not None else None, tuple(targets)))
+
+    def _passed_value(self, value: ast.AST, targets: List[str]) -> None:
+        """What a model or function handed over as an argument runs: a name or attribute holding
+        one, or a local class built right there (MAML(Learner(), ...))."""
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            self._reference(value, targets, [], called=False)
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
+            targets.append(f"call:{value.func.id}")
+        elif isinstance(value, ast.Call):
+            qualified = self.qualified(value.func)
+            if qualified and qualified.startswith(LOCAL + "."):
+                targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -498,11 +537,17 @@ class _ChunkApis:
 
 
 class _ApiLister(ScopeVisitor):
-    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, wanted: Set[str]):
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, wanted: Set[str], containers):
         super().__init__(context, knowledge)
         self.wanted = wanted
+        self.containers = containers
         self.found: Dict[str, List[str]] = {}
         self._function: Optional[str] = None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        for method, _, api in container_layers(self, node, self.containers, self.wanted.__contains__):
+            self.found.setdefault(method, []).append(api)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         outer = self._function
@@ -519,6 +564,68 @@ class _ApiLister(ScopeVisitor):
             if api is not None:
                 self.found.setdefault(self._function, []).append(api)
         self.generic_visit(node)
+
+
+def container_layers(visitor: ScopeVisitor, node: ast.ClassDef, containers, wanted) -> List[Tuple[str, ast.Call, str]]:
+    """(method, layer constructor call, its API) for each layer built into a container
+    (self.body = nn.Sequential(...), layers appended to a list that becomes one) that a method
+    of *node* for which *wanted*("Class.method") holds uses (reads self.body)."""
+    methods = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    used: Dict[str, List[str]] = {}
+    for name, method in methods.items():
+        if not method.args.args or not wanted(f"{node.name}.{name}"):
+            continue
+        self_name = method.args.args[0].arg
+        for sub in walk(method):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == self_name:
+                used.setdefault(sub.attr, []).append(f"{node.name}.{name}")
+    found: List[Tuple[str, ast.Call, str]] = []
+    if not used:
+        return found
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for stmt in walk(method):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                    and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
+                    and stmt.targets[0].attr in used and isinstance(stmt.value, ast.Call)):
+                continue
+            container = visitor.qualified(stmt.value.func)
+            if container is None or visitor.knowledge.triggers.canonical(container) not in containers:
+                continue
+            for layer in _built_layers(stmt.value, method):
+                qualified = visitor.qualified(layer.func)
+                if qualified and not qualified.startswith(LOCAL + ".") and visitor.facts.framework_of(qualified):
+                    for user in dict.fromkeys(used[stmt.targets[0].attr]):
+                        found.append((user, layer, visitor.knowledge.triggers.canonical(qualified)))
+    return found
+
+
+def _built_layers(value: ast.Call, method: ast.AST) -> List[ast.Call]:
+    """The layer constructor calls a container call holds: its arguments, and for *layers
+    arguments the calls appended, extended or assigned to that list in the same method."""
+    found: List[ast.Call] = []
+    names: Set[str] = set()
+    for argument in (*value.args, *(k.value for k in value.keywords)):
+        inner = argument.value if isinstance(argument, ast.Starred) else argument
+        if isinstance(inner, ast.Name):
+            names.add(inner.id)
+        found.extend(n for n in walk(inner) if isinstance(n, ast.Call))
+    if names:
+        for stmt in walk(method):
+            targets: List[ast.AST] = []
+            if isinstance(stmt, ast.Assign):
+                targets = stmt.targets
+            elif isinstance(stmt, ast.AugAssign):
+                targets = [stmt.target]
+            elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in ("append", "extend", "insert"):
+                if isinstance(stmt.func.value, ast.Name) and stmt.func.value.id in names:
+                    found.extend(n for a in stmt.args for n in walk(a) if isinstance(n, ast.Call))
+                continue
+            if any(isinstance(t, ast.Name) and t.id in names for t in targets):
+                found.extend(n for n in walk(stmt.value) if isinstance(n, ast.Call))
+    return found
 
 
 def api_of_call(visitor: ScopeVisitor, node: ast.Call) -> Optional[str]:
@@ -557,6 +664,10 @@ class SecondOrderPathsBuilder:
         found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
         if not any(g.calls for _, g in found):
             return context
+        # A module that differentiates: the other chunks too, for the models and functions they
+        # hand to the helpers that do (train() building the critic that gradient_penalty gets).
+        others = [chunk for chunk in chunks if chunk not in candidates]
+        found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
         found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
         paths = self._paths(found, graph, chunks, context, base_key)
@@ -622,7 +733,7 @@ class SecondOrderPathsBuilder:
             key = (chunk.chunk.text, base_key, tuple(sorted(wanted)))
             cached = self._apis.get(key)
             if cached is None:
-                lister = _ApiLister(context, self.knowledge, wanted)
+                lister = _ApiLister(context, self.knowledge, wanted, self.rules.containers)
                 try:
                     lister.visit(chunk.tree)
                 except RecursionError:
@@ -649,6 +760,23 @@ def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str]
     return passed
 
 
+def _passed(passed, function: str, name: str, seen=None) -> List[str]:
+    """What the module's callers pass as parameter *name* of *function*, through helpers that
+    pass their own parameters on."""
+    seen = seen if seen is not None else set()
+    if (function, name) in seen:
+        return []
+    seen.add((function, name))
+    found = []
+    for target in passed.get((function, name), ()):
+        if target.startswith("param:"):
+            _, caller, parameter = target.split(":", 2)
+            found.extend(_passed(passed, caller, parameter, seen))
+        else:
+            found.append(target)
+    return found
+
+
 def _bind_parameters(call: GradientCall, passed, graph: ModuleGraph) -> GradientCall:
     """A gradient call whose path calls a parameter of its function (gradient_penalty(D, ...)
     calling D): what the module's callers pass becomes part of the path."""
@@ -656,7 +784,7 @@ def _bind_parameters(call: GradientCall, passed, graph: ModuleGraph) -> Gradient
         return call
     targets, unresolved = list(call.targets), []
     for name in call.unresolved:
-        bound = passed.get((call.function, name))
+        bound = _passed(passed, call.function, name)
         if bound:
             targets.extend(bound)
         else:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, read_toml, rules_dir
+from . import toml
+from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
 from .model import Version
+from .cache import toml_document
 from .shared import load_once
 
 FILE_NAME = "second_order.toml"
+#: The line above which the file is hand-written and below which the probe writes the table.
+MARKER = "# ---- MEASURED: written by tools/probe_second_order.py below this line; do not edit ----"
 MODES = ("pynative", "inner_jit", "graph")
 STATUSES = ("ok", "zero", "wrong", "no-bprop", "no-kernel", "crash", "n/a")
 BPROP = ("missing", "present", "unknown")
@@ -98,16 +102,31 @@ class SecondOrderRules:
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
     replacements: Tuple[Replacement, ...] = ()
-    measured: Tuple[Support, ...] = ()
-    problems: Tuple[RuleProblem, ...] = ()
-    _by_name: Dict[str, Tuple[Support, ...]] = field(default_factory=dict, compare=False, repr=False)
+    head_problems: Tuple[RuleProblem, ...] = ()
+    #: Reads the measured table (hundreds of entries): called on first use, so that start-up
+    #: and files without a second derivative never pay for it.
+    table_source: Optional[Callable[[], Tuple[Tuple["Support", ...], Tuple[RuleProblem, ...]]]] = field(
+        default=None, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        grouped: Dict[str, List[Support]] = {}
-        for support in self.measured:
-            grouped.setdefault(support.mindspore, []).append(support)
-        for name, supports in grouped.items():
-            self._by_name[name] = tuple(sorted(supports, key=lambda s: s.version))
+    def _table(self) -> Tuple[Tuple["Support", ...], Tuple[RuleProblem, ...], Dict[str, Tuple["Support", ...]]]:
+        loaded = self.__dict__.get("_loaded")
+        if loaded is None:
+            measured, problems = self.table_source() if self.table_source is not None else ((), ())
+            grouped: Dict[str, List[Support]] = {}
+            for support in measured:
+                grouped.setdefault(support.mindspore, []).append(support)
+            index = {name: tuple(sorted(found, key=lambda s: s.version)) for name, found in grouped.items()}
+            loaded = (measured, problems, index)
+            object.__setattr__(self, "_loaded", loaded)
+        return loaded
+
+    @property
+    def measured(self) -> Tuple["Support", ...]:
+        return self._table()[0]
+
+    @property
+    def problems(self) -> Tuple[RuleProblem, ...]:
+        return self.head_problems + self._table()[1]
 
     def create_graph_call(self, api: str) -> Optional[CreateGraphCall]:
         return next((c for c in self.create_graph if c.api == api), None)
@@ -124,14 +143,11 @@ class SecondOrderRules:
     def support(self, mindspore: str, version: Version) -> Optional[Support]:
         """The measurement of *mindspore* on *version*, else on the nearest version measured
         (the newest below it, or the oldest above it); None when never measured."""
-        supports = [s for s in self._by_name.get(mindspore, ()) if s.unprobed is None]
+        supports = [s for s in self._table()[2].get(mindspore, ()) if s.unprobed is None]
         if not supports:
             return None
         below = [s for s in supports if s.version <= version]
         return below[-1] if below else supports[0]
-
-    def measured_names(self) -> FrozenSet[str]:
-        return frozenset(self._by_name)
 
     def replacement_for(self, primitive: Optional[str]) -> Optional[Replacement]:
         if not primitive:
@@ -145,13 +161,24 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         return SecondOrderRules()
     problems: List[RuleProblem] = []
     try:
-        data = read_toml(path)
-    except RuleFileError as exc:
-        return SecondOrderRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        text = path.read_text(encoding="utf-8")
+        head, _, tail = text.partition(MARKER)
+        data = _parse(head)
+    except (OSError, RuleFileError) as exc:
+        return SecondOrderRules(head_problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
     detect.unknown_fields(_DETECT_FIELDS)
     messages = _texts(data.get("messages", {}), "[messages]", MESSAGES, problems)
     workarounds = _texts(data.get("workaround", {}), "[workaround]", WORKAROUNDS, problems)
+
+    def table() -> Tuple[Tuple[Support, ...], Tuple[RuleProblem, ...]]:
+        found: List[RuleProblem] = []
+        try:
+            measured = toml_document(path.stem, tail, _parse).get("measured", [])
+        except RuleFileError as exc:
+            return (), (RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),)
+        return tuple(_measured(measured, found)), tuple(found)
+
     return SecondOrderRules(
         words=detect.strings("words"),
         create_graph=_create_graph(detect, problems),
@@ -166,8 +193,8 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         messages=messages,
         workarounds=workarounds,
         replacements=tuple(_replacements(data.get("replacement", []), problems)),
-        measured=tuple(_measured(data.get("measured", []), problems)),
-        problems=tuple(problems),
+        head_problems=tuple(problems),
+        table_source=table,
     )
 
 
@@ -257,6 +284,13 @@ def _measured(tables: Any, problems: List[RuleProblem]) -> List[Support]:
         found.append(Support(name, entry.strings("torch"), version, entry.table.get("bprop", "unknown"), entry.text("grad_primitive"),
                              tuple(statuses), details, case, unprobed))
     return found
+
+
+def _parse(text: str) -> dict:
+    try:
+        return toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raise RuleFileError(f"{FILE_NAME}: invalid TOML: {exc}") from None
 
 
 default_second_order = load_once(load_second_order)

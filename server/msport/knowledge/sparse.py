@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, read_toml, rules_dir
+from . import toml
+from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
 from .model import Version
+from .cache import toml_document
 from .shared import load_once
 
 FILE_NAME = "sparse.toml"
@@ -153,8 +155,8 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
         return SparseRules()
     problems: List[RuleProblem] = []
     try:
-        data = read_toml(path)
-    except RuleFileError as exc:
+        data = toml_document(path.stem, path.read_text(encoding="utf-8"), _parse)
+    except (OSError, RuleFileError) as exc:
         return SparseRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
     detect.unknown_fields(("words", "preserving_methods", "int64_operations"))
@@ -269,6 +271,13 @@ def _platforms(tables: Any, problems: List[RuleProblem]):
         version = _version(entry)
         if version is not None:
             yield entry.table["api"], version, entry.strings("platforms")
+
+
+def _parse(text: str) -> dict:
+    try:
+        return toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raise RuleFileError(f"{FILE_NAME}: invalid TOML: {exc}") from None
 
 
 default_sparse = load_once(load_sparse)

@@ -11,29 +11,29 @@ from torch import autograd
 class Classifier(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(8, 4)
+        self.fc = nn.Linear(8, 4)  # ok
 
     def forward(self, x):
-        return F.log_softmax(F.elu(self.fc(x)), -1)
+        return F.log_softmax(F.elu(self.fc(x)), -1)  # MS501
 
 
 def saliency(model, x):
     x.requires_grad_(True)
     out = model(x).max()
-    g = autograd.grad(out, x)[0]
+    g = autograd.grad(out, x)[0]  # ok
     return g.abs()
 
 
 def explicit_false(model, x, y):
     loss = F.nll_loss(model(x), y)
-    return autograd.grad(loss, list(model.parameters()), create_graph=False, retain_graph=True)
+    return autograd.grad(loss, list(model.parameters()), create_graph=False, retain_graph=True)  # ok
 
 
 def train_step(model, optimizer, x, y):
     optimizer.zero_grad()
     loss = F.nll_loss(model(x), y)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    loss.backward()  # ok
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # ok
     optimizer.step()
     with torch.no_grad():
         return model(x).argmax(-1)
@@ -44,14 +44,14 @@ def grad(values):
 
 
 def finite_difference(x):
-    return grad(F.elu(x))
+    return grad(F.elu(x))  # ok
 
 
 def penalty_after_gradient(model, x):
     x.requires_grad_(True)
     score = model(x).sum()
-    g = autograd.grad(score, x, create_graph=True)[0]
-    return F.elu(g).pow(2).mean()
+    g = autograd.grad(score, x, create_graph=True)[0]  # MS504
+    return F.elu(g).pow(2).mean()  # ok
 
 
 def main(x, y):

@@ -12,36 +12,36 @@ class Critic(nn.Module):
     def __init__(self, channels=3, width=64):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(channels, width, 4, 2, 1),
-            nn.LeakyReLU(0.2),
-            nn.Conv2d(width, width * 2, 4, 2, 1),
-            nn.ELU(),
+            nn.Conv2d(channels, width, 4, 2, 1),  # ok
+            nn.LeakyReLU(0.2),  # ok
+            nn.Conv2d(width, width * 2, 4, 2, 1),  # ok
+            nn.ELU(),  # MS501
         )
         self.pool = nn.AvgPool2d(2)
-        self.head = nn.Linear(width * 2, 1)
+        self.head = nn.Linear(width * 2, 1)  # ok
 
     def forward(self, x):
-        h = self.features(x)
-        h = self.pool(h)
-        h = F.adaptive_avg_pool2d(h, 1)
-        return self.head(h.flatten(1))
+        h = self.features(x)  # ok
+        h = self.pool(h)  # MS501
+        h = F.adaptive_avg_pool2d(h, 1)  # MS501
+        return self.head(h.flatten(1))  # ok
 
 
 def gradient_penalty(critic, real, fake):
     alpha = torch.rand(real.size(0), 1, 1, 1)
-    mixed = alpha * real + (1 - alpha) * fake
+    mixed = alpha * real + (1 - alpha) * fake  # ok
     mixed.requires_grad_(True)
     scores = critic(mixed)
-    grads = autograd.grad(outputs=scores, inputs=mixed, grad_outputs=torch.ones_like(scores), create_graph=True, retain_graph=True)[0]
+    grads = autograd.grad(outputs=scores, inputs=mixed, grad_outputs=torch.ones_like(scores), create_graph=True, retain_graph=True)[0]  # MS504
     grads = grads.view(grads.size(0), -1)
-    return ((grads.norm(2, dim=1) - 1) ** 2).mean()
+    return ((grads.norm(2, dim=1) - 1) ** 2).mean()  # ok
 
 
 def critic_step(critic, optimizer, real, fake, weight=10.0):
     optimizer.zero_grad()
     loss = critic(fake).mean() - critic(real).mean()
     loss = loss + weight * gradient_penalty(critic, real, fake)
-    loss.backward()
+    loss.backward()  # ok
     optimizer.step()
     return loss.item()
 

@@ -28,7 +28,7 @@ from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, 
 from ..names import LOCAL, Instance
 from ..provenance import module_graph, source_text
 from ..second_order_paths import (
-    GradientCallFinder, SecondOrderPaths, Site, anchor_of, api_of_call, second_order_paths,
+    GradientCallFinder, SecondOrderPaths, Site, anchor_of, api_of_call, container_layers, second_order_paths,
 )
 from .base import Check
 
@@ -54,6 +54,11 @@ class SecondOrderCheck(Check):
         #: node id -> ids of the sites whose backward slice (or inline function) holds it
         self.inline: Dict[int, Set[int]] = {}
         self.site_nodes: Dict[int, ast.Call] = {}
+        #: results nothing else is computed from inside the differentiated function (what it
+        #: returns, the outputs a gradient is taken of): a reduction there is not followed by the
+        #: non-linearity that makes nested PyNative gradients zero, so MS503 does not apply
+        self.terminal: Set[int] = {id(n.value) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Return) and n.value is not None}
+        self.terminal |= {id(n.body) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Lambda)}
         if local_sites:
             self._locate(local_sites)
         self._function: Optional[str] = None
@@ -78,6 +83,8 @@ class SecondOrderCheck(Check):
                 calls_by_span.setdefault(self.span(node), node)
         for site in sites:
             call, nodes = by_span.get(site.call.span, (None, ()))
+            if nodes:
+                self.terminal.add(id(nodes[0]))  # what is differentiated: nothing comes after it
             for part in nodes:
                 for sub in ast.walk(part):
                     self.inline.setdefault(id(sub), set()).add(site.id)
@@ -121,34 +128,9 @@ class SecondOrderCheck(Check):
     def _container_layers(self, node: ast.ClassDef) -> None:
         """Layers built into a container (self.body = nn.Sequential(...)) that a method on a
         path uses: reported where each is built."""
-        methods = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        used: Dict[str, Tuple[int, ...]] = {}
-        for name, method in methods.items():
-            sites = self.paths.sites_reaching(f"{node.name}.{name}")
-            if not sites or not method.args.args:
-                continue
-            self_name = method.args.args[0].arg
-            for sub in ast.walk(method):
-                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == self_name:
-                    used[sub.attr] = tuple(sorted(set(used.get(sub.attr, ())) | set(sites)))
-        if not used:
-            return
-        for method in methods.values():
-            if not method.args.args:
-                continue
-            self_name = method.args.args[0].arg
-            for stmt in ast.walk(method):
-                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
-                        and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
-                        and stmt.targets[0].attr in used and isinstance(stmt.value, ast.Call)):
-                    continue
-                container = self.qualified(stmt.value.func)
-                if container is None or self.knowledge.triggers.canonical(container) not in self.rules.containers:
-                    continue
-                for layer in _built_layers(stmt.value, method):
-                    qualified = self.qualified(layer.func)
-                    if qualified and not qualified.startswith(LOCAL + ".") and self.facts.framework_of(qualified) and id(layer) not in self._reported:
-                        self._report(layer, self.knowledge.triggers.canonical(qualified), used[stmt.targets[0].attr], self._callee_span(layer))
+        for method, layer, api in container_layers(self, node, self.rules.containers, lambda q: bool(self.paths.sites_reaching(q))):
+            if id(layer) not in self._reported:
+                self._report(layer, api, self.paths.sites_reaching(method), self._callee_span(layer))
 
     # -- judging an API ------------------------------------------------------------------------
     def judge(self, api: str) -> Optional[Tuple[str, Support]]:
@@ -190,7 +172,7 @@ class SecondOrderCheck(Check):
             return
         target, support = judged
         found = self.problem(support, self._compiled(sites))
-        if found is None:
+        if found is None or (found[0] == "MS503" and id(node) in self.terminal):
             return
         code, modes = found
         self._reported.add(id(node))
@@ -265,7 +247,7 @@ class SecondOrderCheck(Check):
         if code == "MS501":
             return self.rules.message("no_bprop").format(**values)
         if code == "MS502":
-            return self.rules.message("crash").format(error=support.detail(modes[0]) or "an error", **values)
+            return self.rules.message("crash").format(error=(support.detail(modes[0]) or "an error").rstrip("."), **values)
         wrongness = "zeros" if all(support.status(m) == "zero" for m in modes) else "wrong values"
         return self.rules.message("silent").format(wrongness=wrongness, **values)
 
@@ -298,8 +280,8 @@ class SecondOrderCheck(Check):
             unfollowed = self.rules.message("site_unfollowed").format(names=names)
         message = self.rules.message("site").format(
             site=self._site_text(site), followed=followed, checked=checked, version=self.settings.target_version,
-            problems=("the ones that fail: " + "; ".join(dict.fromkeys(problems))) if problems else "none lacks support",
-            unfollowed=unfollowed)
+            problems=("these fail: " + "; ".join(dict.fromkeys(problems))) if problems else "none of them fails",
+            unfollowed=unfollowed, total=len({api for api, _ in site.apis}))
         self.findings.append(Finding(code="MS504", category=Category.SECOND_ORDER, severity=Severity(self.knowledge.code("MS504").severity),
                                      span=span, message=message, torch_api=site.call.api if site.call.framework == "torch" else None,
                                      mindspore_api=site.call.api if site.call.framework == "mindspore" else None))
@@ -340,32 +322,6 @@ def _inner_transform(node: ast.Call, site: Site) -> Optional[ast.AST]:
         if isinstance(argument, ast.Call):
             return argument
     return None
-
-
-def _built_layers(value: ast.Call, method: ast.AST) -> List[ast.Call]:
-    """The layer constructor calls a container call holds: its arguments, and for *layers
-    arguments the calls appended, extended or assigned to that list in the same method."""
-    found: List[ast.Call] = []
-    names: Set[str] = set()
-    for argument in (*value.args, *(k.value for k in value.keywords)):
-        inner = argument.value if isinstance(argument, ast.Starred) else argument
-        if isinstance(inner, ast.Name):
-            names.add(inner.id)
-        found.extend(n for n in ast.walk(inner) if isinstance(n, ast.Call))
-    if names:
-        for stmt in ast.walk(method):
-            targets: List[ast.AST] = []
-            if isinstance(stmt, ast.Assign):
-                targets = stmt.targets
-            elif isinstance(stmt, ast.AugAssign):
-                targets = [stmt.target]
-            elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in ("append", "extend", "insert"):
-                if isinstance(stmt.func.value, ast.Name) and stmt.func.value.id in names:
-                    found.extend(n for a in stmt.args for n in ast.walk(a) if isinstance(n, ast.Call))
-                continue
-            if any(isinstance(t, ast.Name) and t.id in names for t in targets):
-                found.extend(n for n in ast.walk(stmt.value) if isinstance(n, ast.Call))
-    return found
 
 
 def _top_level_functions(tree: ast.Module) -> List[str]:
