@@ -652,17 +652,19 @@ class SecondOrderPathsBuilder:
         self._apis = LRU(cache_size)
 
     def _has_words(self, text: str) -> bool:
-        return any(word in text for word in self.rules.words)
+        return self.rules.pattern.search(text) is not None
 
     def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
-        if not self.rules.words:
+        if self.rules.pattern is None:
             return context
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
         if not candidates:
             return context
         base_key = context.key
         found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
-        if not any(g.calls for _, g in found):
+        # Only a gradient that is second order by itself, or a transform (which a gradient may
+        # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
+        if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
             return context
         # A module that differentiates: the other chunks too, for the models and functions they
         # hand to the helpers that do (train() building the critic that gradient_penalty gets).

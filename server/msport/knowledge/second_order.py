@@ -7,9 +7,10 @@ field, and a bad entry is skipped without hiding the others.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Pattern, Tuple
 
 from . import toml
 from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
@@ -29,7 +30,7 @@ _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
     "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
 )
-_DETECT_FIELDS = ("words", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
+_DETECT_FIELDS = ("pattern", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
                   "transform_classes", "derivatives", "transparent", "containers", "wrappers")
 
 
@@ -89,7 +90,8 @@ class Replacement:
 
 @dataclass(frozen=True)
 class SecondOrderRules:
-    words: Tuple[str, ...] = ()
+    #: What a chunk must contain to hold a gradient call msport looks at (a compiled regex).
+    pattern: Optional[Pattern[str]] = None
     create_graph: Tuple[CreateGraphCall, ...] = ()
     transforms: FrozenSet[str] = frozenset()
     second_order_transforms: FrozenSet[str] = frozenset()
@@ -180,7 +182,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         return tuple(_measured(measured, found)), tuple(found)
 
     return SecondOrderRules(
-        words=detect.strings("words"),
+        pattern=_pattern(detect),
         create_graph=_create_graph(detect, problems),
         transforms=frozenset(detect.strings("transforms")),
         second_order_transforms=frozenset(detect.strings("second_order_transforms")),
@@ -196,6 +198,17 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         head_problems=tuple(problems),
         table_source=table,
     )
+
+
+def _pattern(detect: _Entry) -> Optional[Pattern[str]]:
+    text = detect.text("pattern", required=True)
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        detect.problem("pattern", f"not a regular expression: {exc}")
+        return None
 
 
 def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
