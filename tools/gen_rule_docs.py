@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from msport.knowledge import default_knowledge  # noqa: E402
 from msport.knowledge.model import ApiRule, CodeInfo  # noqa: E402
 from rulegen.writer import file_for  # noqa: E402
+from support_docs import support_section  # noqa: E402
 
 DOCS = ROOT / "docs" / "rules"
 VERSIONS = [(2, minor) for minor in range(2, 11)]
@@ -50,7 +51,7 @@ def code_page(info: CodeInfo, rules: List[ApiRule]) -> str:
     status = next((s for s, c in API_CODES.items() if c == info.code), None)
     lines += ["## Versions and backends", ""]
     if status is None:
-        lines += ["Reported for every MindSpore version (2.2 ... 2.10) and backend.", ""]
+        lines += support_section(info.code) or ["Reported for every MindSpore version (2.2 ... 2.10) and backend.", ""]
     else:
         knowledge = default_knowledge()
         lines += [f"How many of the {len(rules)} mapped PyTorch APIs get this verdict, per target version and backend "

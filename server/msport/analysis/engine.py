@@ -23,6 +23,7 @@ from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
@@ -86,6 +87,7 @@ class Analyzer:
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
+        self._second_order = SecondOrderPathsBuilder(self.knowledge, max(1, cache_size // 4))
         self._lock = threading.Lock()
 
     def analyze(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> AnalysisResult:
@@ -135,9 +137,12 @@ class Analyzer:
         context = build_module_context(facts, self.knowledge, project.package, project.imported_classes, project.extra_bindings)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
         summary = ModuleSummary()
+        valid = [p for p in parsed if p.error is None]
         try:
             with time_limit(deadline):
-                context, summary = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path), project)
+                context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
+                if check:
+                    context = self._second_order.extend(context, valid)  # where the module differentiates twice
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         if not check:
@@ -167,6 +172,8 @@ class Analyzer:
                 with self._lock:
                     self._findings.put(key, chunk_findings)
             findings.extend(f.shifted(item.chunk.start) for f in chunk_findings)
+        if any(r.anchor is not None for f in findings for r in f.related):
+            findings = _resolve_anchors(findings, parsed)
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         findings = self._finish(findings, source, settings, path, context)
@@ -296,6 +303,22 @@ class Analyzer:
 def not_checked(span: Span, message: str) -> Finding:
     """An informational MS002: what msport did not check, and why."""
     return Finding(code="MS002", category=Category.CONFIG, severity=Severity.INFO, span=span, message=message)
+
+
+def _resolve_anchors(findings: List[Finding], parsed: Sequence[ParsedChunk]) -> List[Finding]:
+    """Related locations in another chunk, placed now that the chunks' positions are known
+    (one that no longer exists is dropped)."""
+    starts = {}
+    for item in parsed:
+        starts.setdefault(anchor_of(item.chunk.text), item.chunk.start)
+    resolved = []
+    for finding in findings:
+        if any(r.anchor is not None for r in finding.related):
+            related = tuple(r if r.anchor is None else replace(r, span=r.span.shifted(starts[r.anchor]), anchor=None)
+                            for r in finding.related if r.anchor is None or r.anchor in starts)
+            finding = replace(finding, related=related)
+        resolved.append(finding)
+    return resolved
 
 
 _shared: Optional[Analyzer] = None

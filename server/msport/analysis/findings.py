@@ -36,6 +36,8 @@ class Category(str, Enum):
     EQUIVALENT_API = "equivalent-api"
     DYNAMIC_SHAPE = "dynamic-shape"
     REPLACEMENT = "replacement"
+    SECOND_ORDER = "second-order"
+    SPARSE = "sparse"
     SYNTAX_ERROR = "syntax-error"
     CONFIG = "config"
 
@@ -91,9 +93,12 @@ class Related:
 
     span: Span
     message: str
+    #: Set when *span* is relative to another chunk than the finding's: that chunk's anchor
+    #: (second_order_paths.anchor_of), resolved by the engine once chunk positions are known.
+    anchor: Optional[int] = None
 
     def shifted(self, lines: int) -> "Related":
-        return replace(self, span=self.span.shifted(lines)) if lines else self
+        return replace(self, span=self.span.shifted(lines)) if lines and self.anchor is None else self
 
 
 @dataclass(frozen=True)

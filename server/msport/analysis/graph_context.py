@@ -512,6 +512,7 @@ class GraphContextBuilder:
                 summary=summaries.get(name),
                 arguments=_join_arguments(passed, len(decl.params)),
                 callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
+                callees=edges[name],
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))

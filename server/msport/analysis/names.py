@@ -508,7 +508,12 @@ class ScopeVisitor(Visitor):
         value = self.infer(node.value)
         for target in node.targets:
             self.visit(target)
-            self.bind(target, value)
+            if _parallel(target, node.value):
+                # `g, d = Generator(), Discriminator()`: each name gets its own value.
+                for element, item in zip(target.elts, node.value.elts):
+                    self.bind(element, self.infer(item))
+            else:
+                self.bind(target, value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -745,6 +750,12 @@ def _head_names(node: ast.AST) -> Iterable[str]:
     elif isinstance(node, ast.IfExp):
         yield from _head_names(node.body)
         yield from _head_names(node.orelse)
+
+
+def _parallel(target: ast.AST, value: ast.AST) -> bool:
+    """A tuple assigned element by element (`a, b = x, y`)."""
+    return (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)))
 
 
 def _is_none(node: ast.AST) -> bool:

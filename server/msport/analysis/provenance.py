@@ -189,6 +189,9 @@ class FunctionFacts:
     summary: Optional[Prov] = None  # the provenance of what it returns, parameters symbolic
     arguments: Tuple[Optional[Prov], ...] = ()  # what its callers in this file pass, per parameter
     callers: Tuple[str, ...] = ()  # functions of this file that call it
+    #: functions and methods of this file it calls, instances of local classes included
+    #: (their forward/construct/__call__): the call graph, for analyses that follow it
+    callees: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

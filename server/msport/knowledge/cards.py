@@ -12,6 +12,7 @@ from typing import Iterable, List, Optional, Sequence
 from .api_history import ApiHistory, default_history
 from .index import KnowledgeBase
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
+from .support_cards import support_blocks
 
 RULE_PAGE = "https://github.com/msport-dev/msport/blob/main/docs/rules/{code}.md"
 MAPPING_TABLE = "https://www.mindspore.cn/docs/en/master/note/api_mapping/pytorch_api_mapping.html"
@@ -256,6 +257,10 @@ def api_card(
     the code writes the name (an alias such as ``msel``), shown when it differs.
     """
     history = history if history is not None else default_history()
+    return _with_support(_api_card(knowledge, history, name, version, backend, spelled), knowledge, name, version, backend)
+
+
+def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str, spelled: Optional[str]) -> Optional[str]:
     verdict = knowledge.verdict(name, version, backend)
     if verdict is not None:
         return _torch_card(history, verdict, version, backend, spelled)
@@ -268,6 +273,14 @@ def api_card(
     if framework == "torch":
         return _unjudged_card(history, name, version)
     return None
+
+
+def _with_support(card: Optional[str], knowledge: KnowledgeBase, name: str, version: Version, backend: str) -> Optional[str]:
+    """The card with the API's second-order and sparse support (support_cards.py) appended."""
+    blocks = support_blocks(knowledge, name, version, backend)
+    if not blocks:
+        return card
+    return "\n\n".join(([card] if card else [f"**`{name}`**"]) + blocks)
 
 
 def code_card(info: CodeInfo) -> str:

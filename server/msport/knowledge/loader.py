@@ -17,7 +17,7 @@ from . import toml
 from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
 
 SEVERITIES = ("error", "warning", "info", "hint")
-CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "replacement", "syntax-error", "config")
+CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "replacement", "second-order", "sparse", "syntax-error", "config")
 FIRST_VERSION: Version = (2, 2)
 LAST_VERSION: Version = (2, 10)
 

@@ -3,5 +3,7 @@
 from .api_mapping import ApiMappingCheck
 from .dynamic_shape import DynamicShapeCheck
 from .replacements import ReplacementsCheck
+from .second_order import SecondOrderCheck
+from .sparse import SparseCheck
 
-CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck)
+CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck, SecondOrderCheck, SparseCheck)

@@ -1,0 +1,354 @@
+"""MS501-MS505: APIs differentiated twice whose MindSpore counterpart does not support it.
+
+Where the module differentiates twice, and which code lies on each such path, comes from
+second_order_paths.py (module-wide, through ``ModuleContext.facts``). Here every API called on
+a path (in a function the path reaches, or in the backward slice of the gradient call itself,
+layers built into a container the path uses included) is looked up in the support table
+measured on the real packages (rules/second_order.toml):
+
+- MS501: its counterpart's gradient has no gradient of its own ("XGrad's bprop not defined");
+- MS502: differentiating it twice crashes in the mode the code runs in;
+- MS503: it silently gives zeros or wrong values (nested grad in PyNative through sum, mean...);
+- MS504: the gradient call itself, with what msport followed and found (information);
+- MS505: a MindSpore gradient taken inside a differentiated function in PyNative, whose path
+  has MS503 APIs: the measured workaround (compile the inner gradient) as a fix.
+
+The path is only known to run in the mode the settings (or the file's set_context) say, unless
+the gradient is under mindspore.jit. Values were measured on CPU; a missing bprop is a fact of
+MindSpore's front end, the same on every backend.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from ...knowledge.second_order import SecondOrderRules, Support, default_second_order
+from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
+from ..names import LOCAL, Instance
+from ..provenance import module_graph, source_text
+from ..second_order_paths import (
+    GradientCallFinder, SecondOrderPaths, Site, anchor_of, api_of_call, container_layers, second_order_paths,
+)
+from .base import Check
+
+_BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+_MODE_NAMES = {"pynative": "PyNative", "inner_jit": "PyNative with the inner gradient under jit", "graph": "graph mode"}
+_SILENT = ("zero", "wrong")
+
+
+class SecondOrderCheck(Check):
+    def run(self) -> List[Finding]:
+        paths = second_order_paths(self.chunk.context)
+        if paths is None:
+            return []
+        self.paths: SecondOrderPaths = paths
+        self.rules: SecondOrderRules = default_second_order()
+        self.anchor = anchor_of("\n".join(self.chunk.lines))
+        functions = _top_level_functions(self.chunk.tree)
+        local_sites = [s for s in paths.sites if s.anchor == self.anchor]
+        if not local_sites and not any(paths.sites_reaching(f) for f in functions):
+            return []
+        self.version = self.settings.version
+        self.mode = module_graph(self.chunk.context).mode or self.settings.mode
+        #: node id -> ids of the sites whose backward slice (or inline function) holds it
+        self.inline: Dict[int, Set[int]] = {}
+        self.site_nodes: Dict[int, ast.Call] = {}
+        #: results nothing else is computed from inside the differentiated function (what it
+        #: returns, the outputs a gradient is taken of): a reduction there is not followed by the
+        #: non-linearity that makes nested PyNative gradients zero, so MS503 does not apply
+        self.terminal: Set[int] = {id(n.value) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Return) and n.value is not None}
+        self.terminal |= {id(n.body) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Lambda)}
+        if local_sites:
+            self._locate(local_sites)
+        self._function: Optional[str] = None
+        self._reported: Set[int] = set()
+        try:
+            super().run()
+        except RecursionError:
+            pass
+        for site in local_sites:
+            self._site_findings(site)
+        return self.findings
+
+    def _locate(self, sites: Sequence[Site]) -> None:
+        """The nodes of this chunk on each local site's path (the finder walks the chunk as the
+        facts builder did, so its calls come in the same order with the same spans)."""
+        finder = GradientCallFinder(self.chunk.context, self.knowledge, self.rules, self.chunk.lines)
+        finder.visit(self.chunk.tree)
+        by_span = {call.span: (call, nodes) for call, nodes in zip(finder.calls, finder.paths)}
+        calls_by_span = {}
+        for node in ast.walk(self.chunk.tree):
+            if isinstance(node, ast.Call):
+                calls_by_span.setdefault(self.span(node), node)
+        for site in sites:
+            call, nodes = by_span.get(site.call.span, (None, ()))
+            if nodes:
+                self.terminal.add(id(nodes[0]))  # what is differentiated: nothing comes after it
+            for part in nodes:
+                for sub in ast.walk(part):
+                    self.inline.setdefault(id(sub), set()).add(site.id)
+            if site.call.span in calls_by_span:
+                self.site_nodes[site.id] = calls_by_span[site.call.span]
+
+    # -- walking -----------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        outer = self._function
+        if outer is None and (not self.class_stack or (len(self.class_stack) == 1 and self._directly_in_class(node))):
+            self._function = f"{self.class_stack[0].name}.{node.name}" if self.class_stack else node.name
+        super().visit_FunctionDef(node)
+        self._function = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self._container_layers(node)
+
+    def _sites_of(self, node: ast.AST) -> Tuple[int, ...]:
+        ids = set(self.inline.get(id(node), ()))
+        if self._function is not None:
+            ids.update(self.paths.sites_reaching(self._function))
+        return tuple(sorted(ids))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        sites = self._sites_of(node)
+        if sites and id(node) not in self._reported:
+            api = api_of_call(self, node)
+            if api is not None:
+                self._report(node, api, sites, self._callee_span(node))
+        self.generic_visit(node)
+
+    def _callee_span(self, node: ast.Call) -> Span:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return self.attribute_name_span(func)
+        return self.span(func)
+
+    def _container_layers(self, node: ast.ClassDef) -> None:
+        """Layers built into a container (self.body = nn.Sequential(...)) that a method on a
+        path uses: reported where each is built."""
+        for method, layer, api in container_layers(self, node, self.rules.containers, lambda q: bool(self.paths.sites_reaching(q))):
+            if id(layer) not in self._reported:
+                self._report(layer, api, self.paths.sites_reaching(method), self._callee_span(layer))
+
+    # -- judging an API ------------------------------------------------------------------------
+    def judge(self, api: str) -> Optional[Tuple[str, Support]]:
+        """(the MindSpore counterpart, its support) of a torch or MindSpore API, when its
+        second-order support was measured."""
+        framework = self.facts.framework_of(api)
+        if framework == "torch":
+            verdict = self.knowledge.verdict(api, self.version, self.settings.backend)
+            if verdict is None or not verdict.mindspore:
+                return None
+            target = verdict.mindspore
+        elif framework == "mindspore":
+            target = api
+        else:
+            return None
+        support = self.rules.support(target, self.version)
+        if support is None:
+            return None
+        return target, support
+
+    def problem(self, support: Support, compiled: bool) -> Optional[Tuple[str, Tuple[str, ...]]]:
+        """(code, the modes concerned) when *support* says differentiating twice goes wrong here."""
+        if support.bprop == "missing":
+            return "MS501", ()
+        mode = "graph" if compiled or self.mode == "graph" else "pynative"
+        status = support.status(mode)
+        if status in _SILENT:
+            return "MS503", (mode,)
+        if status == "crash":
+            return "MS502", (mode,)
+        return None
+
+    def _compiled(self, sites: Sequence[int]) -> bool:
+        return all(self.paths.site(s).call.compiled for s in sites)
+
+    def _report(self, node: ast.AST, api: str, sites: Tuple[int, ...], span: Span) -> None:
+        judged = self.judge(api)
+        if judged is None:
+            return
+        target, support = judged
+        found = self.problem(support, self._compiled(sites))
+        if found is None or (found[0] == "MS503" and id(node) in self.terminal):
+            return
+        code, modes = found
+        self._reported.add(id(node))
+        site = self.paths.site(sites[0])
+        message = self._message(code, node, api, target, support, modes, site)
+        self.findings.append(Finding(
+            code=code, category=Category.SECOND_ORDER, severity=self._severity(code, support, site), span=span, message=message,
+            torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
+            related=tuple(self._related(self.paths.site(s)) for s in sites[:3]),
+        ))
+
+    def _severity(self, code: str, support: Support, site: Site) -> Severity:
+        severity = Severity(self.knowledge.code(code).severity)
+        if support.version != self.version:
+            severity = severity.lowered()  # measured on another release
+        if code in ("MS502", "MS503") and self.settings.backend != "cpu":
+            severity = severity.lowered()  # values measured on CPU only
+        return severity
+
+    def _related(self, site: Site) -> Related:
+        text = f"{site.call.text}: the gradient whose result is differentiated again"
+        if site.anchor == self.anchor:
+            return Related(site.call.span, text)
+        return Related(site.call.span, text, anchor=site.anchor)
+
+    # -- messages ------------------------------------------------------------------------------
+    def _site_text(self, site: Site) -> str:
+        where = f" in `{site.call.function}`" if site.call.function else ""
+        condition = self.rules.message("conditional").format(condition=site.call.condition) if site.call.condition else ""
+        return f"{site.call.text}{where}{condition}"
+
+    def _measured(self, support: Support, modes: Sequence[str]) -> str:
+        text = f"MindSpore {_v(support.version)} on CPU"
+        if support.version != self.version:
+            text = self.rules.message("other_version").format(measured_version=_v(support.version), version=self.settings.target_version)
+        if modes:
+            text += ", " + " and ".join(_MODE_NAMES[m] for m in modes)
+        return text
+
+    def how(self, support: Support, code: str, target: str, api: str) -> str:
+        replacement = self.rules.replacement_for(support.grad_primitive)
+        if replacement is not None:
+            return _sentence(replacement.text)
+        alternative = self._alternative(api, target)
+        if alternative is not None:
+            return f"use {alternative}, whose second derivative MindSpore supports (measured)."
+        if code == "MS503" and support.status("inner_jit") == "ok":
+            return _sentence(self.rules.workaround("silent"))
+        if code == "MS502" and support.status("graph") == "ok":
+            return _sentence(self.rules.workaround("crash"))
+        return _sentence(self.rules.workaround("no_bprop" if code == "MS501" else "crash"))
+
+    def _alternative(self, api: str, target: str) -> Optional[str]:
+        """Another MindSpore target of the same torch rule, valid here, measured fine."""
+        if self.facts.framework_of(api) != "torch":
+            return None
+        rule = self.knowledge.rule_for(api)
+        for other in rule.targets if rule else ():
+            if not other.mindspore or other.mindspore == target or not other.applies(self.version, self.settings.backend):
+                continue
+            support = self.rules.support(other.mindspore, self.version)
+            if support is not None and support.bprop == "present" and self.problem(support, False) is None and support.status("graph") == "ok":
+                return other.mindspore
+        return None
+
+    def _message(self, code: str, node: ast.AST, api: str, target: str, support: Support, modes: Sequence[str], site: Site) -> str:
+        written = source_text(node.func if isinstance(node, ast.Call) else node)
+        shown = f"`{written}`" if written.endswith(api.rpartition(".")[2]) and "." in written else f"`{written}` ({api})"
+        values = dict(api=shown, target=target, site=self._site_text(site), version=self.settings.target_version,
+                      measured=self._measured(support, modes), how=self.how(support, code, target, api),
+                      modes=" and ".join(_MODE_NAMES[m] for m in modes), primitive=support.grad_primitive or "its gradient primitive")
+        if code == "MS501":
+            return self.rules.message("no_bprop").format(**values)
+        if code == "MS502":
+            return self.rules.message("crash").format(error=(support.detail(modes[0]) or "an error").rstrip("."), **values)
+        wrongness = "zeros" if all(support.status(m) == "zero" for m in modes) else "wrong values"
+        return self.rules.message("silent").format(wrongness=wrongness, **values)
+
+    # -- the gradient call itself ----------------------------------------------------------------
+    def _site_findings(self, site: Site) -> None:
+        node = self.site_nodes.get(site.id)
+        span = self._callee_span(node) if node is not None else site.call.span
+        problems: List[str] = []
+        checked = 0
+        silent: List[str] = []
+        compiled = site.call.compiled
+        for api, _ in site.apis:
+            judged = self.judge(api)
+            if judged is None:
+                continue
+            checked += 1
+            found = self.problem(judged[1], compiled)
+            if found is not None:
+                label = {"MS501": "no second-order bprop", "MS502": "crashes", "MS503": "silently wrong"}[found[0]]
+                problems.append(f"{_short(api)} ({found[0]}: {label})")
+            pynative = judged[1].status("pynative")
+            if not compiled and pynative in _SILENT:
+                silent.append(_short(api))
+        followed = ", ".join(f"`{f}`" for f in site.functions[:6]) or "the computation in this function"
+        if len(site.functions) > 6:
+            followed += f" and {len(site.functions) - 6} more"
+        unfollowed = ""
+        if site.call.unresolved:
+            names = ", ".join(f"`{n}`" for n in site.call.unresolved[:6])
+            unfollowed = self.rules.message("site_unfollowed").format(names=names)
+        message = self.rules.message("site").format(
+            site=self._site_text(site), followed=followed, checked=checked, version=self.settings.target_version,
+            problems=("these fail: " + "; ".join(dict.fromkeys(problems))) if problems else "none of them fails",
+            unfollowed=unfollowed, total=len({api for api, _ in site.apis}))
+        self.findings.append(Finding(code="MS504", category=Category.SECOND_ORDER, severity=Severity(self.knowledge.code("MS504").severity),
+                                     span=span, message=message, torch_api=site.call.api if site.call.framework == "torch" else None,
+                                     mindspore_api=site.call.api if site.call.framework == "mindspore" else None))
+        if silent and site.call.framework == "mindspore" and self.mode == "pynative" and not compiled and (site.nested or site.call.second):
+            self._nested_in_pynative(site, node, span, list(dict.fromkeys(silent)))
+
+    def _nested_in_pynative(self, site: Site, node: Optional[ast.Call], span: Span, silent: List[str]) -> None:
+        inner = _inner_transform(node, site) if node is not None else None
+        fixes: Tuple[Fix, ...] = ()
+        if inner is not None:
+            spelled, imports = self._jit_spelling()
+            edit = Edit(self.span(inner), f"{spelled}({_text(self.chunk.lines, self.span(inner))})")
+            fixes = (Fix(self.rules.workaround("jit_fix"), Safety.UNSAFE, (edit,), imports),)
+        wrongness = "zeros or wrong values"
+        message = self.rules.message("pynative_nested").format(
+            site=self._site_text(site), version=self.settings.target_version, wrongness=wrongness, ops=", ".join(silent[:6]),
+            how=_sentence(self.rules.workaround("silent")))
+        self.findings.append(Finding(code="MS505", category=Category.SECOND_ORDER, severity=Severity(self.knowledge.code("MS505").severity),
+                                     span=span, message=message, mindspore_api=site.call.api, fixes=fixes))
+
+    def _jit_spelling(self) -> Tuple[str, Tuple[str, ...]]:
+        bound = {qualified: local for local, qualified in self.context.bindings}
+        if "mindspore.jit" in bound:
+            return bound["mindspore.jit"], ()
+        if "mindspore" in bound:
+            return f"{bound['mindspore']}.jit", ()
+        if self.context.binding("jit") is None:
+            return "jit", ("from mindspore import jit",)
+        return "mindspore.jit", ("import mindspore",)
+
+
+def _inner_transform(node: ast.Call, site: Site) -> Optional[ast.AST]:
+    """The gradient function to compile: the site's own transform when it is taken inside a
+    differentiated function, else the inner one of grad(grad(f))."""
+    if site.nested:
+        return node
+    for argument in node.args[:1]:
+        if isinstance(argument, ast.Call):
+            return argument
+    return None
+
+
+def _top_level_functions(tree: ast.Module) -> List[str]:
+    names = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.append(stmt.name)
+        elif isinstance(stmt, ast.ClassDef):
+            names.extend(f"{stmt.name}.{s.name}" for s in stmt.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return names
+
+
+def _text(lines: Sequence[str], span: Span) -> str:
+    if span.start_line == span.end_line:
+        return lines[span.start_line][span.start_col:span.end_col]
+    parts = [lines[span.start_line][span.start_col:], *lines[span.start_line + 1:span.end_line], lines[span.end_line][:span.end_col]]
+    return "\n".join(parts)
+
+
+def _short(api: str) -> str:
+    return f"`{api}`"
+
+
+def _v(version) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return (text[:1].upper() + text[1:] + ".") if text else ""

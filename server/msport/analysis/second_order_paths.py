@@ -1,0 +1,850 @@
+"""Where a module differentiates twice, and which of its code lies on each second-order path.
+
+A *site* is a gradient call whose result is differentiated again:
+
+- ``torch.autograd.grad(out, x, create_graph=True)`` / ``out.backward(create_graph=True)``: the
+  computation of ``out`` from ``x`` (its backward slice in the function) is on the path;
+- a transform that differentiates twice by itself (``hessian(f)``, ``hvp``), nested transforms
+  (``grad(grad(f))``, ``jacrev(jacfwd(f))``, ``GradOperation()(GradOperation()(net))``),
+  ``ops.derivative(f, x, 2)``: ``f`` is on the path;
+- a gradient taken inside a function that is itself differentiated (``ms.grad(outer)`` where
+  ``outer`` calls ``ms.grad(f)``; a MAML inner step under ``torch.func.grad``): ``f`` is.
+
+From what a site differentiates, the path follows the module's call graph (FunctionFacts.callees
+of graph_context.py: helpers, methods, instances of local classes). The result, a
+``SecondOrderPaths``, goes into ``ModuleContext.facts`` like the graph facts: a chunk's
+second-order findings depend on other chunks only through it. It holds no absolute positions
+(a site's span is relative to its own chunk, named by an anchor), so inserting lines above a
+site changes nothing. Chunks without a gradient word are never walked.
+"""
+
+from __future__ import annotations
+
+import ast
+import zlib
+from dataclasses import dataclass, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from ..knowledge.index import KnowledgeBase
+from ..knowledge.second_order import SecondOrderRules, default_second_order
+from .chunks import ParsedChunk
+from .findings import Span
+from .lru import LRU
+from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor
+from .provenance import ModuleGraph, module_graph, source_text
+from .spans import node_span
+from .visitor import walk
+
+SECOND_ORDER_FACT = "second_order.paths"
+#: What calling an instance of a local class runs (as graph_context.py).
+CALL_METHODS = ("forward", "construct", "__call__")
+
+
+def anchor_of(text: str) -> int:
+    """A chunk's name for anchored related locations: stable across processes and moves."""
+    return zlib.crc32(text.encode("utf-8")) ^ (len(text) << 32)
+
+
+@dataclass(frozen=True)
+class GradientCall:
+    """One gradient call of a chunk."""
+
+    api: str  # the qualified transform or gradient API
+    framework: str
+    function: Optional[str]  # the top-level function or method it is in ("f", "Class.m")
+    targets: Tuple[str, ...]  # what it differentiates: "f", "self:Class.m", "call:Class"
+    unresolved: Tuple[str, ...]  # callables on its path msport cannot follow, as written
+    second: bool  # differentiates twice by itself
+    create_graph: bool  # torch.autograd.grad / backward (not a transform of a function)
+    condition: Optional[str]  # create_graph=<expression>: second order when it is true
+    compiled: bool  # under mindspore.jit (jit(grad(f)), or in a jit function)
+    span: Span  # relative to its chunk
+    text: str  # as written, shortened
+    inline_apis: Tuple[str, ...] = ()  # APIs on its path inside its own function
+    wrapper: Optional[str] = None  # learner.adapt(loss): the meta-learning wrapper class
+    receiver: Optional[str] = None  # ... and the name of the learner, which runs the wrapped model
+    inside_inline: bool = False  # taken inside a lambda or nested def that a transform differentiates
+
+
+@dataclass(frozen=True)
+class Site:
+    id: int
+    call: GradientCall
+    anchor: int  # of the chunk holding it
+    nested: bool  # a gradient inside a differentiated function
+    functions: Tuple[str, ...]  # functions and methods on its path
+    apis: Tuple[Tuple[str, str], ...]  # (API, function) on its path, for the site's summary
+
+
+@dataclass(frozen=True)
+class SecondOrderPaths:
+    sites: Tuple[Site, ...] = ()
+    on_path: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()  # function -> ids of the sites reaching it
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_on_path", dict(self.on_path))
+
+    def sites_reaching(self, function: str) -> Tuple[int, ...]:
+        return self._on_path.get(function, ())
+
+    def site(self, index: int) -> Site:
+        return self.sites[index]
+
+
+def second_order_paths(context: ModuleContext) -> Optional[SecondOrderPaths]:
+    for name, value in getattr(context, "facts", ()):
+        if name == SECOND_ORDER_FACT:
+            return value
+    return None
+
+
+# -- the backward slice ----------------------------------------------------------------------
+def _statements(function: ast.AST) -> List[Tuple[ast.stmt, Tuple[ast.AST, ...]]]:
+    """The simple statements of *function* in order, each with the loops around it (nested
+    functions and classes are their own scopes and left out)."""
+    found: List[Tuple[ast.stmt, Tuple[ast.AST, ...]]] = []
+
+    def block(body: Sequence[ast.stmt], loops: Tuple[ast.AST, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                found.append((stmt, loops))
+                block(stmt.body, loops + (stmt,))
+                block(stmt.orelse, loops)
+            elif isinstance(stmt, (ast.If,)):
+                found.append((stmt, loops))
+                block(stmt.body, loops)
+                block(stmt.orelse, loops)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                found.append((stmt, loops))
+                block(stmt.body, loops)
+            elif isinstance(stmt, ast.Try):
+                for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                    block(part, loops)
+            else:
+                found.append((stmt, loops))
+
+    block(getattr(function, "body", []), ())
+    return found
+
+
+def _assigned(stmt: ast.stmt) -> Iterable[Tuple[str, ast.AST]]:
+    """(name, the expression its value is computed from) for each name *stmt* binds."""
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            for name in walk(target):
+                if isinstance(name, ast.Name):
+                    yield name.id, stmt.value
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+        for name in walk(stmt.target):
+            if isinstance(name, ast.Name):
+                yield name.id, stmt.value
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        for name in walk(stmt.target):
+            if isinstance(name, ast.Name):
+                yield name.id, stmt.iter
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                for name in walk(item.optional_vars):
+                    if isinstance(name, ast.Name):
+                        yield name.id, item.context_expr
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.attr in ("append", "extend", "insert"):
+        yield stmt.value.func.value.id, stmt.value  # outs.append(layer(x)): outs holds what it appends
+
+
+def backward_slice(function: Optional[ast.AST], outputs: ast.AST, inputs: Optional[ast.AST], site: ast.AST) -> List[ast.AST]:
+    """The expressions that compute *outputs* from *inputs* in *function*, up to *site*:
+    *outputs* itself and the values of the names it is made of, followed back through the
+    assignments before the site (or in a loop around it) and stopping at the inputs."""
+    found: List[ast.AST] = [outputs]
+    if function is None:
+        return found
+    stop = {n.id for n in walk(inputs) if isinstance(n, ast.Name)} if inputs is not None else set()
+    statements = _statements(function)
+    loops_of_site: Tuple[ast.AST, ...] = ()
+    for stmt, loops in statements:
+        if stmt.lineno <= site.lineno <= (stmt.end_lineno or stmt.lineno) and not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)):
+            loops_of_site = loops
+            break
+    bindings: Dict[str, List[ast.AST]] = {}
+    for stmt, loops in statements:
+        before = stmt.lineno < site.lineno
+        in_loop = any(loop in loops_of_site for loop in loops) or (isinstance(stmt, (ast.For, ast.AsyncFor)) and stmt in loops_of_site)
+        if not (before or in_loop):
+            continue
+        for name, value in _assigned(stmt):
+            bindings.setdefault(name, []).append(value)
+    seen: Set[str] = set(stop)
+    queue = [n.id for n in walk(outputs) if isinstance(n, ast.Name)]
+    while queue:
+        name = queue.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in bindings.get(name, ()):
+            if value not in found:
+                found.append(value)
+            queue.extend(n.id for n in walk(value) if isinstance(n, ast.Name) and n.id not in seen)
+    return found
+
+
+def inline_function_body(node: ast.AST) -> List[ast.AST]:
+    """The expressions a lambda or nested def runs when called."""
+    if isinstance(node, ast.Lambda):
+        return [node.body]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return list(node.body)
+    return []
+
+
+# -- collecting the gradient calls of a chunk ------------------------------------------------
+class GradientCallFinder(ScopeVisitor):
+    """Finds the gradient calls of one chunk and, for each, the nodes on its path inside the
+    chunk. Shared by the facts builder (what the path reaches) and the check (what to report)."""
+
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str]):
+        super().__init__(context, knowledge)
+        self.rules = rules
+        self.lines = lines
+        self.decorators = knowledge.triggers.graph.decorators
+        self.calls: List[GradientCall] = []
+        #: per gradient call (same order): the nodes of its path in this chunk
+        self.paths: List[List[ast.AST]] = []
+        self._function: Optional[Tuple[str, ast.AST]] = None  # (qualname, node) of the top-level function
+        self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs and lambdas bound to names, per scope
+        self._jit_depth = 0
+        self._consumed: Set[int] = set()  # transform calls nested in another one
+        self._differentiated_inline: Set[int] = set()  # calls inside a lambda / nested def a transform differentiates
+        #: (callee, parameter position or keyword, what is passed): models and functions handed
+        #: to local helpers (gradient_penalty(netD, ...)), to follow a helper's parameters
+        self.arguments: List[Tuple[str, object, str]] = []
+        #: (wrapper class, its first_order argument as written or None, what it wraps)
+        self.wrappers: List[Tuple[str, Optional[str], Tuple[str, ...]]] = []
+
+    # -- where we are -------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        top = self._function is None and (not self.class_stack or (len(self.class_stack) == 1 and self._directly_in_class(node)))
+        outer_function = self._function
+        if top:
+            self._function = (f"{self.class_stack[0].name}.{node.name}" if self.class_stack else node.name, node)
+        elif self._local_defs:
+            self._local_defs[-1][node.name] = node
+        jit = any(self._is_jit(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list)
+        self._jit_depth += jit
+        self._local_defs.append({})
+        super().visit_FunctionDef(node)
+        self._local_defs.pop()
+        self._jit_depth -= jit
+        self._function = outer_function
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Lambda) and self._local_defs:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self._local_defs[-1][target.id] = node.value
+        super().visit_Assign(node)
+
+    def _is_jit(self, node: ast.AST) -> bool:
+        qualified = self.qualified(node)
+        return bool(qualified) and self.knowledge.triggers.canonical(qualified) in self.decorators
+
+    # -- calls --------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        jit = self._is_jit(node.func)
+        if jit:
+            self._jit_depth += 1
+        if id(node) not in self._consumed:
+            self._gradient_call(node)
+        self._note_arguments(node)
+        self.generic_visit(node)
+        if jit:
+            self._jit_depth -= 1
+
+    def _note_arguments(self, node: ast.Call) -> None:
+        func = node.func
+        callee = None
+        if isinstance(func, ast.Name) and func.id in self.context.functions and not self.scope.lookup(func.id)[0]:
+            callee = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() \
+                and self.class_stack and self.self_attribute(func.attr) is None:
+            callee = f"self:{self.class_stack[0].name}.{func.attr}"
+        if callee is None:
+            return
+        passed = [(i, a) for i, a in enumerate(node.args) if not isinstance(a, ast.Starred)] + [(k.arg, k.value) for k in node.keywords if k.arg]
+        for where, argument in passed:
+            targets: List[str] = []
+            if isinstance(argument, ast.Name) and self._function and argument.id in _parameters(self._function):
+                # critic_step(critic, ...) passing its own parameter on: whatever its callers pass.
+                self.arguments.append((callee, where, f"param:{self._function[0]}:{argument.id}"))
+                continue
+            self._passed_value(argument, targets)
+            for target in targets:
+                self.arguments.append((callee, where, target))
+
+    def _api(self, node: ast.AST) -> Optional[str]:
+        qualified = self.qualified(node)
+        return self.knowledge.triggers.canonical(qualified) if qualified else None
+
+    def _transform(self, call: ast.AST) -> Optional[str]:
+        """The transform *call* applies (grad, jacrev, GradOperation()...), if it is one."""
+        if not isinstance(call, ast.Call):
+            return None
+        api = self._api(call.func)
+        if api in self.rules.transforms or api in self.rules.second_order_transforms or (api and self.rules.derivative_order(api)):
+            return api
+        func = call.func
+        if isinstance(func, ast.Call) and self._api(func.func) in self.rules.transform_classes:
+            return self._api(func.func)  # GradOperation()(net)
+        value = self.infer(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if isinstance(value, Instance) and self.knowledge.triggers.canonical(value.cls) in self.rules.transform_classes:
+            return value.cls  # grad_op = GradOperation(); grad_op(net)
+        return None
+
+    def _gradient_call(self, node: ast.Call) -> None:
+        api = self._api(node.func)
+        for wrapper in self.rules.wrappers:
+            if api in wrapper.classes:
+                self._wrapper_built(node, wrapper)
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == wrapper.method and self._imports(wrapper.package) \
+                    and len(node.args) > wrapper.loss:
+                built_here = self._local_wrapper(node.func.value)
+                if built_here is not None and built_here[1] == "True":
+                    return  # this function built it first-order
+                path = backward_slice(self._function[1] if self._function else None, node.args[wrapper.loss], None, node)
+                condition = f"not {built_here[1]}" if built_here is not None and built_here[1] not in (None, "False") else None
+                self._record(node, f"{wrapper.classes[0]}.{wrapper.method}", True, True, condition, path,
+                             wrapper=wrapper.classes[0] if built_here is None else None, receiver=source_text(node.func.value))
+                return
+        create = self.rules.create_graph_call(api) if api else None
+        if create is None and isinstance(node.func, ast.Attribute) and node.func.attr == "backward" and _keyword(node, "create_graph"):
+            create = self.rules.create_graph_call("torch.Tensor.backward")  # loss.backward(create_graph=True), loss untyped
+            api = "torch.Tensor.backward"
+        if create is not None:
+            self._create_graph_call(node, api, create)
+            return
+        transform = self._transform(node)
+        if transform is not None:
+            self._transform_call(node, transform)
+
+    def _imports(self, package: str) -> bool:
+        return any(q == package or q.startswith(package + ".") for _, q in self.context.bindings)
+
+    def _local_wrapper(self, receiver: ast.AST) -> Optional[Tuple[str, Optional[str]]]:
+        """(wrapper class, first_order as written) when *receiver* is a name this function bound
+        to a wrapper built here or to a clone of one (maml.clone())."""
+        if not (isinstance(receiver, ast.Name) and self._function):
+            return None
+        built: Dict[str, Tuple[str, Optional[str]]] = {}
+        for stmt, _ in _statements(self._function[1]):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Call) and stmt.lineno < receiver.lineno + 1):
+                continue
+            value, name = stmt.value, stmt.targets[0].id
+            api = self._api(value.func)
+            wrapper = next((w for w in self.rules.wrappers if api in w.classes), None)
+            if wrapper is not None:
+                flag = _keyword(value, wrapper.first_order)
+                built[name] = (wrapper.classes[0], source_text(flag) if flag is not None else None)
+            elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) and value.func.value.id in built:
+                built[name] = built[value.func.value.id]  # learner = maml.clone()
+        return built.get(receiver.id)
+
+    def _wrapper_built(self, node: ast.Call, wrapper) -> None:
+        flag = _keyword(node, wrapper.first_order)
+        targets: List[str] = []
+        model = _argument(node, wrapper.model, "model")
+        if model is not None:
+            self._passed_value(model, targets)
+        self.wrappers.append((wrapper.classes[0], source_text(flag) if flag is not None else None, tuple(targets)))
+
+    def _passed_value(self, value: ast.AST, targets: List[str]) -> None:
+        """What a model or function handed over as an argument runs: a name or attribute holding
+        one, or a local class built right there (MAML(Learner(), ...))."""
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            self._reference(value, targets, [], called=False)
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
+            targets.append(f"call:{value.func.id}")
+        elif isinstance(value, ast.Call):
+            qualified = self.qualified(value.func)
+            if qualified and qualified.startswith(LOCAL + "."):
+                targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+    def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
+        flag = _keyword(node, "create_graph")
+        if flag is None and len(node.args) > create.position:
+            flag = node.args[create.position]
+        outputs = node.func.value if create.outputs < 0 and isinstance(node.func, ast.Attribute) else _argument(node, create.outputs, "outputs")
+        if outputs is None:
+            outputs = _argument(node, create.outputs, "tensors")
+        second = flag is not None and not (isinstance(flag, ast.Constant) and not flag.value)
+        condition = None if flag is None or isinstance(flag, ast.Constant) else source_text(flag)
+        inputs = _argument(node, create.inputs, "inputs") if create.inputs is not None else None
+        path = backward_slice(self._function[1] if self._function else None, outputs, inputs, node) if outputs is not None else []
+        # A differentiated output that arrives as a parameter was computed by the callers.
+        computed_elsewhere = [n.id for n in walk(outputs) if isinstance(n, ast.Name) and n.id in _parameters(self._function)] \
+            if outputs is not None and self._function else []
+        self._record(node, api, second, True, condition, path, elsewhere=computed_elsewhere)
+
+    def _transform_call(self, node: ast.Call, api: str) -> None:
+        second = api in self.rules.second_order_transforms
+        order = self.rules.derivative_order(api)
+        if order is not None:
+            given = _argument(node, 2, "order")
+            second = isinstance(given, ast.Constant) and isinstance(given.value, int) and given.value >= order
+        if api in self.rules.create_graph_transforms:
+            flag = _keyword(node, "create_graph")
+            second = second or (flag is not None and not (isinstance(flag, ast.Constant) and not flag.value))
+        function = node.args[0] if node.args else _keyword(node, "func") or _keyword(node, "fn")
+        if isinstance(node.func, ast.Call) or (isinstance(node.func, (ast.Name, ast.Attribute)) and api in self.rules.transform_classes):
+            function = node.args[0] if node.args else None  # GradOperation()(net): the call's argument
+        # Unwrap vmap(...) / partial(...) and nested transforms: grad(grad(f)) differentiates f twice.
+        while isinstance(function, ast.Call):
+            inner = self._transform(function)
+            if inner is not None:
+                self._consumed.add(id(function))
+                second = True
+                function = function.args[0] if function.args else None
+            elif self._api(function.func) in self.rules.transparent and function.args:
+                function = function.args[0]
+            else:
+                break
+        path = self._function_path(function) if function is not None else []
+        if function is not None and not path and not isinstance(function, (ast.Lambda,)):
+            path = [function]
+        inside = id(node) in self._differentiated_inline
+        if path and function is not None and not (isinstance(function, ast.Name) and function.id in self.context.functions):
+            self._differentiated_inline.update(id(n) for part in path for n in walk(part) if isinstance(n, ast.Call))
+        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside)
+
+    def _function_path(self, function: ast.AST) -> List[ast.AST]:
+        """The nodes run when *function* (a lambda, a nested def or a name of one) is called."""
+        if isinstance(function, ast.Lambda):
+            return inline_function_body(function)
+        if isinstance(function, ast.Name):
+            for scope in reversed(self._local_defs):
+                if function.id in scope:
+                    return inline_function_body(scope[function.id])
+        return []
+
+    def _record(self, node: ast.Call, api: str, second: bool, create_graph: bool, condition: Optional[str],
+                path: List[ast.AST], function: Optional[ast.AST] = None, elsewhere: Sequence[str] = (), wrapper: Optional[str] = None,
+                receiver: Optional[str] = None, inside_inline: bool = False) -> None:
+        targets: List[str] = []
+        unresolved: List[str] = list(elsewhere)
+        inline_apis: List[str] = []
+        if function is not None and not self._function_path(function):
+            self._reference(function, targets, unresolved, called=False)
+        for part in path:
+            for sub in walk(part):
+                if isinstance(sub, ast.Call):
+                    self._reference(sub.func, targets, unresolved, called=True, inline_apis=inline_apis)
+        framework = self.facts.framework_of(api) or "torch"
+        self.calls.append(GradientCall(
+            api=api, framework=framework, function=self._function[0] if self._function else None,
+            targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)), second=second,
+            create_graph=create_graph, condition=condition, compiled=self._jit_depth > 0, span=node_span(node, self.lines),
+            text=_short(node), inline_apis=tuple(dict.fromkeys(inline_apis)), wrapper=wrapper, receiver=receiver,
+            inside_inline=inside_inline,
+        ))
+        self.paths.append(path)
+
+    def _reference(self, func: ast.AST, targets: List[str], unresolved: List[str], called: bool, inline_apis: Optional[List[str]] = None) -> None:
+        """What a callable on the path is: a local function or class (followed), an API, or
+        something msport cannot follow (a parameter, an attribute it cannot type)."""
+        self_name = self.scope_self_name()
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name and self.class_stack:
+            value = self.self_attribute(func.attr)
+            if value is None:
+                if func.attr in _class_methods(self.class_stack[0]):
+                    targets.append(f"self:{self.class_stack[0].name}.{func.attr}")
+                else:
+                    unresolved.append(source_text(func))
+                return
+            if isinstance(value, Instance):
+                if value.cls.startswith(LOCAL + "."):
+                    targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
+                elif inline_apis is not None:
+                    inline_apis.append(value.cls)
+                return
+        if isinstance(func, ast.Name):
+            bound, value = self.scope.lookup(func.id)
+            if isinstance(value, Instance) and value.cls.startswith(LOCAL + "."):
+                targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
+                return
+            if not bound and func.id in self.context.functions:
+                targets.append(func.id)
+                return
+            if bound and value is None and not any(func.id in scope for scope in self._local_defs):
+                unresolved.append(func.id)
+                return
+            if not bound and self.context.binding(func.id) is None and self.context.layer_framework(func.id) is None and called:
+                return  # a builtin or a global msport does not know
+        qualified = self.qualified(func)
+        if qualified and inline_apis is not None and self.facts.framework_of(qualified):
+            inline_apis.append(self.knowledge.triggers.canonical(qualified))
+        if qualified and qualified.startswith(LOCAL + "."):
+            targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+
+def _parameters(function: Optional[Tuple[str, ast.AST]]) -> Set[str]:
+    args = getattr(function[1], "args", None) if function else None
+    if args is None:
+        return set()
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+
+
+def _class_methods(node: ast.ClassDef) -> Set[str]:
+    return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _keyword(node: ast.Call, name: str) -> Optional[ast.AST]:
+    return next((k.value for k in node.keywords if k.arg == name), None)
+
+
+def _argument(node: ast.Call, position: Optional[int], name: str) -> Optional[ast.AST]:
+    if position is not None and 0 <= position < len(node.args) and not isinstance(node.args[position], ast.Starred):
+        return node.args[position]
+    return _keyword(node, name)
+
+
+def _short(node: ast.Call) -> str:
+    """`torch.autograd.grad(..., create_graph=True)`: the callee, and the argument that matters."""
+    callee = source_text(node.func)
+    flag = _keyword(node, "create_graph")
+    inner = f"..., create_graph={source_text(flag)}" if flag is not None else ("..." if node.args or node.keywords else "")
+    return f"`{callee}({inner})`"
+
+
+# -- the module's paths ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _ChunkGradients:
+    calls: Tuple[GradientCall, ...] = ()
+    anchor: int = 0
+    arguments: Tuple[Tuple[str, object, str], ...] = ()
+    wrappers: Tuple[Tuple[str, Optional[str], Tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class _ChunkApis:
+    """The APIs each top-level function of a chunk calls (for site summaries)."""
+
+    functions: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+
+
+class _ApiLister(ScopeVisitor):
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, wanted: Set[str], containers):
+        super().__init__(context, knowledge)
+        self.wanted = wanted
+        self.containers = containers
+        self.found: Dict[str, List[str]] = {}
+        self._function: Optional[str] = None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        for method, _, api in container_layers(self, node, self.containers, self.wanted.__contains__):
+            self.found.setdefault(method, []).append(api)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        outer = self._function
+        if outer is None and (not self.class_stack or (len(self.class_stack) == 1 and self._directly_in_class(node))):
+            self._function = f"{self.class_stack[0].name}.{node.name}" if self.class_stack else node.name
+        super().visit_FunctionDef(node)
+        self._function = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self._function in self.wanted:
+            api = api_of_call(self, node)
+            if api is not None:
+                self.found.setdefault(self._function, []).append(api)
+        self.generic_visit(node)
+
+
+def container_layers(visitor: ScopeVisitor, node: ast.ClassDef, containers, wanted) -> List[Tuple[str, ast.Call, str]]:
+    """(method, layer constructor call, its API) for each layer built into a container
+    (self.body = nn.Sequential(...), layers appended to a list that becomes one) that a method
+    of *node* for which *wanted*("Class.method") holds uses (reads self.body)."""
+    methods = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    used: Dict[str, List[str]] = {}
+    for name, method in methods.items():
+        if not method.args.args or not wanted(f"{node.name}.{name}"):
+            continue
+        self_name = method.args.args[0].arg
+        for sub in walk(method):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == self_name:
+                used.setdefault(sub.attr, []).append(f"{node.name}.{name}")
+    found: List[Tuple[str, ast.Call, str]] = []
+    if not used:
+        return found
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for stmt in walk(method):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                    and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
+                    and stmt.targets[0].attr in used and isinstance(stmt.value, ast.Call)):
+                continue
+            container = visitor.qualified(stmt.value.func)
+            if container is None or visitor.knowledge.triggers.canonical(container) not in containers:
+                continue
+            for layer in _built_layers(stmt.value, method):
+                qualified = visitor.qualified(layer.func)
+                if qualified and not qualified.startswith(LOCAL + ".") and visitor.facts.framework_of(qualified):
+                    for user in dict.fromkeys(used[stmt.targets[0].attr]):
+                        found.append((user, layer, visitor.knowledge.triggers.canonical(qualified)))
+    return found
+
+
+def _built_layers(value: ast.Call, method: ast.AST) -> List[ast.Call]:
+    """The layer constructor calls a container call holds: its arguments, and for *layers
+    arguments the calls appended, extended or assigned to that list in the same method."""
+    found: List[ast.Call] = []
+    names: Set[str] = set()
+    for argument in (*value.args, *(k.value for k in value.keywords)):
+        inner = argument.value if isinstance(argument, ast.Starred) else argument
+        if isinstance(inner, ast.Name):
+            names.add(inner.id)
+        found.extend(n for n in walk(inner) if isinstance(n, ast.Call))
+    if names:
+        for stmt in walk(method):
+            targets: List[ast.AST] = []
+            if isinstance(stmt, ast.Assign):
+                targets = stmt.targets
+            elif isinstance(stmt, ast.AugAssign):
+                targets = [stmt.target]
+            elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in ("append", "extend", "insert"):
+                if isinstance(stmt.func.value, ast.Name) and stmt.func.value.id in names:
+                    found.extend(n for a in stmt.args for n in walk(a) if isinstance(n, ast.Call))
+                continue
+            if any(isinstance(t, ast.Name) and t.id in names for t in targets):
+                found.extend(n for n in walk(stmt.value) if isinstance(n, ast.Call))
+    return found
+
+
+def api_of_call(visitor: ScopeVisitor, node: ast.Call) -> Optional[str]:
+    """The torch or MindSpore API a call runs: a function, a Tensor method, or a layer held by
+    an attribute or a name (`self.act(x)` with `self.act = nn.ELU()`)."""
+    func = node.func
+    value = visitor.infer(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    if isinstance(value, Instance) and not value.cls.startswith(LOCAL + ".") and visitor.facts.framework_of(value.cls):
+        return visitor.knowledge.triggers.canonical(value.cls)
+    qualified = visitor.qualified(func)
+    if qualified is None or qualified.startswith(LOCAL + ".") or not visitor.facts.framework_of(qualified):
+        return None
+    return visitor.knowledge.triggers.canonical(qualified)
+
+
+class SecondOrderPathsBuilder:
+    """Adds the module's SecondOrderPaths to a ModuleContext (after the graph facts); caches
+    its per-chunk parts by chunk text."""
+
+    def __init__(self, knowledge: KnowledgeBase, cache_size: int = 5_000, rules: Optional[SecondOrderRules] = None):
+        self.knowledge = knowledge
+        self.rules = rules if rules is not None else default_second_order()
+        self._gradients = LRU(cache_size)
+        self._apis = LRU(cache_size)
+
+    def _has_words(self, text: str) -> bool:
+        return self.rules.pattern.search(text) is not None
+
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
+        if self.rules.pattern is None:
+            return context
+        candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
+        if not candidates:
+            return context
+        base_key = context.key
+        found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
+        # Only a gradient that is second order by itself, or a transform (which a gradient may
+        # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
+        if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
+            return context
+        # A module that differentiates: the other chunks too, for the models and functions they
+        # hand to the helpers that do (train() building the critic that gradient_penalty gets).
+        others = [chunk for chunk in chunks if chunk not in candidates]
+        found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
+        found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
+        graph = module_graph(context)
+        paths = self._paths(found, graph, chunks, context, base_key)
+        if not paths.sites:
+            return context
+        return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
+
+    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> _ChunkGradients:
+        key = (chunk.chunk.text, base_key)
+        cached = self._gradients.get(key)
+        if cached is None:
+            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"))
+            try:
+                finder.visit(chunk.tree)
+            except RecursionError:
+                pass
+            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers))
+            self._gradients.put(key, cached)
+        return cached
+
+    def _paths(self, found, graph: ModuleGraph, chunks: Sequence[ParsedChunk], context: ModuleContext, base_key) -> SecondOrderPaths:
+        calls = [(g.anchor, call) for _, g in found for call in g.calls]
+        passed = _passed_to_parameters([a for _, g in found for a in g.arguments], graph)
+        calls = [(anchor, _bind_parameters(call, passed, graph)) for anchor, call in calls]
+        built = [w for _, g in found for w in g.wrappers]
+        calls = [(anchor, _through_wrapper(call, built)) for anchor, call in calls]
+        calls = [(anchor, call) for anchor, call in calls if call is not None]
+        # What first-order transforms differentiate, and everything it calls: a gradient taken
+        # in there is differentiated again.
+        differentiated: Dict[str, List[GradientCall]] = {}
+        for _, call in calls:
+            if call.create_graph:
+                continue
+            for function in _reach(_resolve(call.targets, graph), graph):
+                differentiated.setdefault(function, []).append(call)
+        sites: List[Site] = []
+        for anchor, call in calls:
+            outer = differentiated.get(call.function or "", [])
+            nested = bool(outer) and not call.second
+            if not (call.second or nested):
+                continue
+            if nested and call.framework == "mindspore" and all(o.compiled for o in outer):
+                call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
+            functions = _reach(_resolve(call.targets, graph), graph)
+            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
+        if not sites:
+            return SecondOrderPaths()
+        on_path: Dict[str, List[int]] = {}
+        for site in sites:
+            for function in site.functions:
+                on_path.setdefault(function, []).append(site.id)
+        apis = self._apis_of(set(on_path), chunks, context, base_key)
+        sites = [replace(s, apis=tuple(dict.fromkeys(
+            [(api, s.call.function or "") for api in s.call.inline_apis]
+            + [(api, f) for f in s.functions for api in apis.get(f, ())]))) for s in sites]
+        return SecondOrderPaths(tuple(sites), tuple(sorted((f, tuple(ids)) for f, ids in on_path.items())))
+
+    def _apis_of(self, wanted: Set[str], chunks: Sequence[ParsedChunk], context: ModuleContext, base_key) -> Dict[str, Tuple[str, ...]]:
+        found: Dict[str, Tuple[str, ...]] = {}
+        for chunk in chunks:
+            if not any(_defines(chunk.chunk.text, name) for name in wanted):
+                continue
+            key = (chunk.chunk.text, base_key, tuple(sorted(wanted)))
+            cached = self._apis.get(key)
+            if cached is None:
+                lister = _ApiLister(context, self.knowledge, wanted, self.rules.containers)
+                try:
+                    lister.visit(chunk.tree)
+                except RecursionError:
+                    pass
+                cached = _ChunkApis(tuple((f, tuple(dict.fromkeys(a))) for f, a in sorted(lister.found.items())))
+                self._apis.put(key, cached)
+            found.update(cached.functions)
+        return found
+
+
+def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str], List[str]]:
+    """(function, parameter name) -> what callers of this module pass to it (call:Class, f)."""
+    passed: Dict[Tuple[str, str], List[str]] = {}
+    for callee, where, target in arguments:
+        name = _resolve([callee], graph)
+        facts = graph.function(name[0]) if name else None
+        if facts is None:
+            continue
+        if isinstance(where, int):
+            if where >= len(facts.params):
+                continue
+            where = facts.params[where]
+        passed.setdefault((name[0], where), []).append(target)
+    return passed
+
+
+def _passed(passed, function: str, name: str, seen=None) -> List[str]:
+    """What the module's callers pass as parameter *name* of *function*, through helpers that
+    pass their own parameters on."""
+    seen = seen if seen is not None else set()
+    if (function, name) in seen:
+        return []
+    seen.add((function, name))
+    found = []
+    for target in passed.get((function, name), ()):
+        if target.startswith("param:"):
+            _, caller, parameter = target.split(":", 2)
+            found.extend(_passed(passed, caller, parameter, seen))
+        else:
+            found.append(target)
+    return found
+
+
+def _bind_parameters(call: GradientCall, passed, graph: ModuleGraph) -> GradientCall:
+    """A gradient call whose path calls a parameter of its function (gradient_penalty(D, ...)
+    calling D): what the module's callers pass becomes part of the path."""
+    if not call.function or not call.unresolved:
+        return call
+    targets, unresolved = list(call.targets), []
+    for name in call.unresolved:
+        bound = _passed(passed, call.function, name)
+        if bound:
+            targets.extend(bound)
+        else:
+            unresolved.append(name)
+    return replace(call, targets=tuple(dict.fromkeys(targets)), unresolved=tuple(unresolved))
+
+
+def _through_wrapper(call: GradientCall, built) -> Optional[GradientCall]:
+    """learner.adapt(loss): second order unless every wrapper of its class built in the module
+    is first-order; the models they wrap are on the path."""
+    if call.wrapper is None:
+        return call
+    mine = [w for w in built if w[0] == call.wrapper]
+    if not mine:
+        return call  # built elsewhere: second order by default
+    flags = [flag for _, flag, _ in mine]
+    if all(flag == "True" for flag in flags):
+        return None
+    conditions = [f"not {flag}" for flag in flags if flag not in (None, "True", "False")]
+    targets = tuple(dict.fromkeys(call.targets + tuple(t for _, _, ts in mine for t in ts)))
+    condition = conditions[0] if conditions and not any(flag in (None, "False") for flag in flags) else None
+    unresolved = tuple(n for n in call.unresolved if n != call.receiver) if targets else call.unresolved
+    return replace(call, targets=targets, condition=condition, unresolved=unresolved)
+
+
+def _defines(text: str, qualname: str) -> bool:
+    """Whether a chunk can define *qualname* ("f" or "Class.m"): a cheap test before a walk."""
+    return qualname.rpartition(".")[2] in text
+
+
+def _resolve(targets: Iterable[str], graph: ModuleGraph) -> List[str]:
+    resolved = []
+    for target in targets:
+        if target.startswith("self:"):
+            cls, _, method = target[5:].partition(".")
+            name = graph.resolve_method(cls, method)
+        elif target.startswith("call:"):
+            cls = target[5:]
+            name = next((n for n in (graph.resolve_method(cls, m) for m in CALL_METHODS) if n), None)
+        else:
+            name = target if graph.function(target) is not None else None
+        if name:
+            resolved.append(name)
+    return resolved
+
+
+def _reach(roots: Iterable[str], graph: ModuleGraph) -> List[str]:
+    """*roots* and every function of the module they call, in the order reached."""
+    order: List[str] = []
+    seen: Set[str] = set()
+    queue = list(roots)
+    while queue:
+        name = queue.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        order.append(name)
+        facts = graph.function(name)
+        if facts is not None:
+            queue.extend(c for c in facts.callees if c not in seen)
+    return order

@@ -1,0 +1,24 @@
+"""Precision and recall of the sparse-tensor checks (MS6xx) on a labelled corpus."""
+
+from pathlib import Path
+
+from labelled import labels, report
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def test_precision_and_recall_on_the_labelled_corpus(analyze):
+    report("sparse corpus", CORPUS, "MS6", analyze, minimum=20)
+
+
+def test_the_corpus_covers_every_code_and_both_frameworks():
+    codes, negatives = set(), 0
+    texts = [p.read_text() for p in CORPUS.glob("*.py")]
+    for text in texts:
+        expected, neg = labels(text, "MS6")
+        negatives += len(neg)
+        for found in expected.values():
+            codes |= found
+    assert {f"MS60{n}" for n in range(1, 7)} <= codes
+    assert negatives >= 10
+    assert any("import torch" in t for t in texts) and any("import mindspore" in t for t in texts)
