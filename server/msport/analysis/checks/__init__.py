@@ -2,6 +2,7 @@
 
 from .api_mapping import ApiMappingCheck
 from .dynamic_shape import DynamicShapeCheck
+from .graph_mode import GraphModeCheck
 from .replacements import ReplacementsCheck
 
-CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck)
+CHECKS = (ApiMappingCheck, DynamicShapeCheck, GraphModeCheck, ReplacementsCheck)
