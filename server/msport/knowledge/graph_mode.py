@@ -10,6 +10,7 @@ tools/snapshot_graph_mode.py from the installed releases.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,13 +47,13 @@ _FIELDS_BY_KIND = {
     "self-container": ("methods",),
     "statement-method": ("methods", "container"),
     "third-party": ("modules", "methods"),
-    "frozen": ("modules",),
+    "frozen": ("modules", "exempt"),
     "hook": ("methods",),
     "view-inplace": ("apis",),
     "jit-setting": ("apis", "keyword", "value", "since"),
 }
 #: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
-_OPTIONAL_LISTS = {"builtin": ("apis",)}
+_OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
 _PLACEHOLDER = re.compile(r"\{(\w*)\}")
 
 
@@ -81,6 +82,7 @@ class GraphRule:
     keyword: str = ""
     value: str = ""
     since: Optional[Version] = None
+    exempt: Tuple[str, ...] = ()  # frozen / third-party: qualified names that do not count
 
     def outcome_for(self, capture: str) -> str:
         return {"ast": self.outcome, "bytecode": self.bytecode, "fullgraph": self.fullgraph}[capture]
@@ -107,6 +109,10 @@ class GraphModeRules:
     context: Tuple[Tuple[str, str], ...] = ()
     join: Tuple[Tuple[str, str], ...] = ()
     setting: Tuple[Tuple[str, str], ...] = ()
+    #: parameter-name patterns of setup code (weight conversion, factories): see [unseen]
+    setup_parameters: Tuple[str, ...] = ()
+    setup_calls: Tuple[str, ...] = ()
+    bool_functions: Tuple[str, ...] = ()
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
     _by_kind: Dict[str, Tuple[GraphRule, ...]] = field(default_factory=dict, compare=False, repr=False)
@@ -120,6 +126,14 @@ class GraphModeRules:
 
     def context_text(self, key: str) -> str:
         return dict(self.context).get(key, "")
+
+    def matches(self, patterns: str, name: str) -> bool:
+        """Whether *name* matches one of the glob patterns of the list *patterns* (cached)."""
+        cache = self.__dict__.setdefault("_matches", {})
+        key = (patterns, name)
+        if key not in cache:
+            cache[key] = any(fnmatch.fnmatchcase(name, p) for p in getattr(self, patterns))
+        return cache[key]
 
     def join_text(self, key: str) -> str:
         return dict(self.join).get(key, "")
@@ -180,9 +194,17 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             parse_versions(dict(setting).get(key, ""))
         except ValueError as exc:
             problems.append(RuleProblem(FILE_NAME, "[setting]", key, str(exc)))
+    patterns = {}
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions")):
+        section = data.get(table, {})
+        value = section.get(key) if isinstance(section, Mapping) else None
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            problems.append(RuleProblem(FILE_NAME, f"[{table}]", key, f"is required: a list of glob patterns, got {value!r}"))
+            value = []
+        patterns[key] = tuple(value)
     snapshots = tuple(sorted((s for s in (_snapshot(p, problems) for p in sorted((directory / "snapshots").glob(SNAPSHOT_GLOB))) if s),
                              key=lambda s: s.version))
-    return GraphModeRules(tuple(rules), context, join, setting, snapshots, tuple(problems))
+    return GraphModeRules(tuple(rules), context, join, setting, snapshots=snapshots, problems=tuple(problems), **patterns)
 
 
 def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[GraphRule]:
@@ -226,7 +248,7 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         if unknown:
             problem(name, f"unknown placeholder(s) {', '.join('{' + u + '}' for u in sorted(unknown))}; known: {', '.join(sorted(PLACEHOLDERS))}")
     lists = {}
-    for name in ("nodes", "names", "apis", "methods", "modules"):
+    for name in ("nodes", "names", "apis", "methods", "modules", "exempt"):
         if name in _FIELDS_BY_KIND.get(kind, ()) and (name not in _OPTIONAL_LISTS.get(kind, ()) or name in table):
             value = table.get(name, [])
             if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
@@ -264,7 +286,7 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         error=error, nodes=lists.get("nodes", ()), names=lists.get("names", ()), apis=lists.get("apis", ()),
         methods=lists.get("methods", ()), modules=lists.get("modules", ()), when=picked.get("when", "always"),
         receiver=picked.get("receiver", "any"), container=picked.get("container", "any"),
-        keyword=table.get("keyword", ""), value=table.get("value", ""), since=since,
+        keyword=table.get("keyword", ""), value=table.get("value", ""), since=since, exempt=lists.get("exempt", ()),
     )
 
 

@@ -27,13 +27,15 @@ from typing import Dict, List, Optional, Set, Tuple
 from ...knowledge.graph_mode import GraphRule, default_graph_mode
 from ..findings import Category, Finding, Fix, Severity, Span
 from ..graph_context import EAGER, GRAPH, JIT, PIPELINE, UNSEEN
-from ..names import Instance, TensorValue
+from ..names import Instance, Ref, TensorValue
 from ..provenance import module_graph, source_text
 from ..visitor import walk
 from . import graph_mode_fixes as fixes
 from .base import Check
 from .graph_mode_branches import BranchJudge
 
+_MODULE = "module"  # top-level statements
+_OUTSIDE = "outside"  # a layer's method its forward does not reach
 _SEVERITY = {
     "fails": Severity.ERROR, "differs": Severity.WARNING, "deprecated": Severity.WARNING,
     "costs": Severity.INFO, "break": Severity.INFO,
@@ -60,6 +62,7 @@ class Frame:
     globals: Set[str] = field(default_factory=set)
     non_tensors: Set[str] = field(default_factory=set)  # parameters that hold Python values
     loads: Optional[Dict[str, List[int]]] = None  # name -> lines it is read on (built on demand)
+    tensor_code: Optional[bool] = None  # unseen code: does it compute with tensors (built on demand)
 
 
 class GraphModeCheck(Check):
@@ -92,11 +95,34 @@ class GraphModeCheck(Check):
     def compiled(self) -> bool:
         """Whether the code being walked is compiled as a graph under the settings."""
         frame = self.frame
-        if frame is None or frame.status in (PIPELINE, EAGER, "module"):
+        if frame is None or frame.status in (PIPELINE, EAGER, _MODULE, _OUTSIDE):
             return False
         if frame.status == JIT:
             return True
+        if frame.status == UNSEEN and not self._tensor_code(frame):
+            return False
         return self.mode() == "graph"
+
+    def _tensor_code(self, frame: Frame) -> bool:
+        """Whether unseen code computes with tensors (calls a function that returns one): a
+        helper a forward may call. Factories, loaders and configuration code do not, and are
+        never compiled."""
+        if frame.tensor_code is None:
+            frame.tensor_code = False
+            args = getattr(frame.node, "args", None)
+            names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)] if args else []
+            if any(self.rules.matches("setup_parameters", n) for n in names):
+                return False
+            nodes = list(walk(frame.node))
+            if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
+                return False  # a generator: data-pipeline code
+            for node in nodes:
+                if isinstance(node, ast.Call) and not self.rules.matches("setup_calls", _short_name(node.func)):
+                    qualified = self.qualified(node.func)
+                    if qualified and isinstance(self._call_result(qualified), TensorValue):
+                        frame.tensor_code = True
+                        break
+        return frame.tensor_code
 
     def mode(self) -> str:
         return self.graph.mode or self.settings.mode
@@ -112,6 +138,11 @@ class GraphModeCheck(Check):
             status = facts.status if facts is not None else UNSEEN
             if qualname is None and self.class_stack:
                 status = UNSEEN
+            if status == UNSEEN and self.class_stack:
+                # A layer's method its construct/forward does not reach is called from outside
+                # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
+                # class (an optimizer's step, a predictor): both run in Python.
+                status = _OUTSIDE
             name = qualname or getattr(node, "name", "this function")
             frame = Frame(node, status, self._capture(node), self._framework(), name)
             self._note_parameters(node, frame, facts is not None and facts.status == JIT and not facts.callers)
@@ -166,20 +197,42 @@ class GraphModeCheck(Check):
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
         defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
         vocab = self.knowledge.triggers.provenance
+        entry = self._is_layer_forward(node)
+        used = self._used_as_values(node) if entry else frozenset()
         for arg in (*positional, *args.kwonlyargs):
             if arg.arg == self.scope.self_name or arg.annotation is not None:
                 continue
             default = defaults.get(arg.arg)
-            if (isinstance(default, ast.Constant) and default.value is not None) or vocab.matches("scalar_parameter_names", arg.arg):
+            if (isinstance(default, ast.Constant) and default.value is not None) or vocab.matches("scalar_parameter_names", arg.arg) or (
+                    entry and arg.arg not in used):
+                # forward(self, x, stage, current_epoch): an input only compared or tested is a
+                # flag or a number, not a tensor
                 frame.non_tensors.add(arg.arg)
                 self.scope.values[arg.arg] = None
             elif jit_inputs and arg.arg not in defaults:
                 self.scope.values[arg.arg] = TensorValue("mindspore")
 
+    def _used_as_values(self, function: ast.AST) -> frozenset:
+        """Names the function computes with: an attribute or item is read from them, they meet
+        another value in arithmetic, or they are passed to an API or a layer (not only compared,
+        tested, or handed on to a helper)."""
+        used = set()
+        for node in walk(function):
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+                used.add(node.value.id)
+            elif isinstance(node, ast.BinOp):
+                used.update(side.id for side in (node.left, node.right) if isinstance(side, ast.Name))
+            elif isinstance(node, ast.Call) and isinstance(self.infer(node.func), (Ref, Instance)):
+                arguments = [a.value if isinstance(a, ast.Starred) else a for a in node.args] + [k.value for k in node.keywords]
+                used.update(a.id for a in arguments if isinstance(a, ast.Name))
+        return frozenset(used)
+
     # -- what values are ---------------------------------------------------------------
     def is_tensor(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name) and self.frame is not None and node.id in self.frame.non_tensors:
             return False
+        if isinstance(node, ast.Call) and self.rules.matches("bool_functions", _short_name(node.func)):
+            return False  # torch.is_autocast_enabled(), torch.equal(a, b): a bool
         value = self.infer(node)
         if isinstance(value, TensorValue):
             return True
@@ -281,7 +334,7 @@ class GraphModeCheck(Check):
         if container:
             frame.containers[name] = container
         view = self._view_of(value)
-        if view:
+        if view and view[1] != name:  # x = x.view(...): the original is no longer reachable
             frame.views[name] = view
 
     def _container_kind(self, value: ast.AST) -> Optional[str]:
@@ -487,7 +540,8 @@ class GraphModeCheck(Check):
     def _check_module_call(self, node: ast.Call, qualified: str) -> bool:
         for rule in self.rules.of_kind("frozen"):
             if _under(qualified, rule.modules):
-                self.report(rule, node, node, api=qualified)
+                if qualified not in rule.exempt:
+                    self.report(rule, node, node, api=qualified)
                 return True
         for rule in self.rules.of_kind("third-party"):
             if _under(qualified, rule.modules) and any(self._carries_tensor(a) for a in (*node.args, *(k.value for k in node.keywords))):
@@ -628,7 +682,7 @@ class GraphModeCheck(Check):
         severity = _SEVERITY.get(outcome)
         if severity is None:
             return  # runs as in PyNative in this capture mode
-        status = frame.status if frame is not None else "module"
+        status = frame.status if frame is not None else _MODULE
         if where_matters and status == UNSEEN:
             severity = severity.lowered()
         key = (rule.code, id(node))
@@ -686,6 +740,10 @@ class GraphModeCheck(Check):
         else:
             key = "graph"
         return _fill(self.rules.context_text(key), {"function": f"`{frame.name}`"})
+
+
+def _short_name(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _is_self(node: ast.AST, self_name: Optional[str]) -> bool:

@@ -91,6 +91,8 @@ class BranchJudge:
         if isinstance(node, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 return False
+            if any(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in node.comparators):
+                return False  # mode == "train": a string, never tensor data
             return any(self._data_value(s) for s in (node.left, *node.comparators))
         return self._data_value(node)
 
