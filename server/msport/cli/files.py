@@ -10,6 +10,7 @@ import tokenize
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ..analysis.setting_notices import setting_notices
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
@@ -62,7 +63,7 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     pyproject.toml, then the flags); and whether a configuration file had a problem. Each problem
     is printed once, however many files it governs."""
     files: List[Tuple[Path, Settings]] = []
-    reported = set()
+    reported, noticed = set(), set()
     for path in python_files(list(paths)):
         settings, _ = settings_for(path.resolve(), known_codes=known)
         if flags:
@@ -74,6 +75,10 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
             if message not in reported:
                 reported.add(message)
                 print(f"msport: configuration error: {message}", file=sys.stderr)
+        for notice in setting_notices(settings):
+            if str(notice) not in noticed:  # a warning: it does not change the exit status
+                noticed.add(str(notice))
+                print(f"msport: warning: {notice}", file=sys.stderr)
         if not settings.is_excluded(path.as_posix()):
             files.append((path, settings))
     return files, bool(reported)

@@ -159,8 +159,13 @@ class GraphModeRules:
             object.__setattr__(self, "_view_apis", cached)
         return cached
 
-    def o2_range(self, key: str) -> Tuple[Version, Version]:
-        return parse_versions(self.setting_text(key))
+    def o2_meaning(self, version: Version) -> str:
+        """What jit_level O2 selects in *version*: "none" (not sinking), "sinking", or
+        "deprecated" (sinking, deprecated)."""
+        first, last = parse_versions(self.setting_text("o2_sinking"))
+        if not first <= version <= last:
+            return "none"
+        return "deprecated" if version >= parse_versions(self.setting_text("o2_deprecated"))[0] else "sinking"
 
 
 def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:

@@ -698,7 +698,7 @@ class GraphModeCheck(Check):
         found = _fill(rule.found, values)
         if capture == "bytecode" and outcome == "break":
             effect = self.rules.context_text("bytecode")
-        elif capture == "fullgraph" and outcome != rule.outcome:
+        elif capture == "fullgraph" and (outcome != rule.outcome or outcome == "fails"):
             effect = self.rules.context_text("fullgraph")
         else:
             effect = _fill(rule.effect, values)
