@@ -78,6 +78,7 @@ class GraphModeCheck(Check):
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
         self.membership_sets: Set[int] = set()  # set literals tested with `in` (a tuple reads the same)
         self._blocks: Optional[Dict[int, list]] = None
+        self._tests: List[ast.AST] = []  # conditions of the ifs being walked
 
     def run(self) -> List[Finding]:
         if not self.rules.rules:
@@ -388,7 +389,9 @@ class GraphModeCheck(Check):
 
     def visit_If(self, node: ast.If) -> None:
         if self.compiled():
+            self._tests.append(node.test)
             self.branches.visit_if(node)
+            self._tests.pop()
         else:
             self.generic_visit(node)
 
@@ -611,6 +614,11 @@ class GraphModeCheck(Check):
         kind = self._class_facts.get(self.class_stack[0].name, ({}, {}))[0].get(target.attr)
         if kind is None:
             return
+        containers = self._class_facts.get(self.class_stack[0].name, ({}, {}))[0]
+        if how == "item assignment" and any(_reads_self_attribute(test, containers, target.value.id) for test in self._tests):
+            # `if key not in self.cache: self.cache[key] = ...`: a cache the graph refills on
+            # every call; nothing reads a lost entry (measured: the results match PyNative)
+            return
         for rule in self.rules.of_kind("self-container"):
             if how == "item assignment" or how in rule.methods:
                 self.report(rule, node, node, name=target.attr, value=_CONTAINER_WORDS[kind])
@@ -740,6 +748,11 @@ class GraphModeCheck(Check):
         else:
             key = "graph"
         return _fill(self.rules.context_text(key), {"function": f"`{frame.name}`"})
+
+
+def _reads_self_attribute(test: ast.AST, attrs, self_name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr in attrs and isinstance(n.value, ast.Name) and n.value.id == self_name
+               for n in walk(test))
 
 
 def _short_name(func: ast.AST) -> str:

@@ -21,7 +21,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import ground_truth_cases as cases  # noqa: E402
+import graph_mode_cases as cases  # noqa: E402
 
 IDS = [f"{i:02d}-{c['rule']}-{'pos' if c['positive'] else 'neg'}" for i, c in enumerate(cases.CASES)]
 SEVERITY = {"fails": "error", "differs": "warning", "deprecated": "warning", "costs": "info", "break": "info"}
@@ -74,7 +74,7 @@ def outcomes(tmp_path_factory, analysed):
             plan.append({**entry, "module": f"gt_{index}_fixed", "kind": kind, "modes": ["ast"], "fixed_of": index})
     (workdir / "plan.json").write_text(json.dumps(plan))
     python = os.environ.get("MSPORT_GROUND_TRUTH_PYTHON") or sys.executable
-    run = subprocess.run([python, str(HERE / "run_ground_truth.py"), str(workdir)], capture_output=True, text=True, timeout=1200)
+    run = subprocess.run([python, str(HERE / "run_graph_mode_cases.py"), str(workdir)], capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads((workdir / "results.json").read_text())
     by_case, fixed = {}, {}

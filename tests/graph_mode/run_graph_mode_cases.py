@@ -1,6 +1,6 @@
 """Run the graph-mode ground-truth modules with the real mindspore on CPU (one process for all).
 
-Usage: python run_ground_truth.py WORKDIR
+Usage: python run_graph_mode_cases.py WORKDIR
 
 WORKDIR/plan.json lists the runs: {"module", "kind", "inputs", "observe", "summary", "grad",
 "modes"}; each module is a file in WORKDIR. Every run calls the case's object twice in PyNative

@@ -1,7 +1,7 @@
-"""Cases for the graph-mode ground truth (test_ground_truth.py): for every rule of
+"""Cases for the graph-mode ground truth (test_graph_mode_ground_truth.py): for every rule of
 rules/graph_mode.toml a positive (compiling it fails or differs from PyNative, as the rule says)
 and a look-alike negative (compiles and gives the PyNative result), each a small module of its
-own, run by run_ground_truth.py with the real mindspore.
+own, run by run_graph_mode_cases.py with the real mindspore.
 
 A case is a dict:
 - rule: the rule id; positive: True / False;
