@@ -360,6 +360,34 @@ class Net(nn.Cell):
     def construct(self, x):
         return x * self.w
 """),
+    # MS417: an attribute __init__ creates only under a condition (mmdet's GHM-C loss)
+    case("conditional-attribute", True, """
+class Net(nn.Cell):
+    def __init__(self, momentum=0.0):
+        super().__init__()
+        self.momentum = momentum
+        if momentum > 0:
+            self.acc = Parameter(Tensor(np.zeros(4, np.float32)), requires_grad=False)
+
+    def construct(self, x):
+        mmt = self.momentum
+        if mmt > 0:
+            self.acc[0] = x.sum()
+        return x * 2
+"""),
+    case("conditional-attribute", False, """
+class Net(nn.Cell):
+    def __init__(self, momentum=0.0):
+        super().__init__()
+        self.momentum = momentum
+        self.acc = Parameter(Tensor(np.zeros(4, np.float32)), requires_grad=False)
+
+    def construct(self, x):
+        mmt = self.momentum
+        if mmt > 0:
+            self.acc[0] = x.sum()
+        return x * 2
+"""),
     # MS408: state the graph does not keep
     case("self-container", True, """
 class Net(nn.Cell):
@@ -518,6 +546,29 @@ def f(x):
         return x
     return 0
 """),
+    # speechbrain's layer-drop loop (ported): a list grows on one side of a data-dependent if.
+    # Other uses of such a list fail otherwise (len(): "The pointer[seq_abs] is null") or return
+    # a wrong value (returning the list itself). fullgraph=True captures this one whole.
+    case("branch-join", True, """
+def f(x):
+    outs = []
+    for i in range(3):
+        if x[i] > 0:
+            x = x + 1
+            outs.append(x)
+    return x, outs
+""", modes=["ast", "bytecode"]),
+    case("branch-join", False, """
+def f(x):
+    outs = []
+    for i in range(3):
+        if x[i] > 0:
+            x = x + 1
+            outs.append(x)
+        else:
+            outs.append(x * 0)
+    return x, outs
+""", extra=("MS413",)),
     case("branch-join", False, """
 def f(x):
     loss = ops.zeros_like(x)

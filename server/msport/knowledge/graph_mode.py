@@ -24,7 +24,7 @@ FILE_NAME = "graph_mode.toml"
 SNAPSHOT_GLOB = "graph-mode-*.toml"
 
 KINDS = (
-    "syntax", "builtin", "with", "classmethod", "method", "self-container", "global-write", "statement-method",
+    "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
@@ -35,7 +35,7 @@ RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
 PLACEHOLDERS = frozenset({"construct", "where", "name", "function", "api", "value", "error", "since", "version"})
 CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph")
-JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length"))
+JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length")) + ("name_list_growth",)
 SETTING_KEYS = ("o2_sinking", "o2_deprecated", "deprecated", "not_sinking")
 
 _COMMON = ("id", "code", "kind", "outcome", "bytecode", "fullgraph", "error", "found", "effect", "instead")
@@ -45,6 +45,7 @@ _FIELDS_BY_KIND = {
     "with": ("apis",),
     "method": ("methods", "receiver"),
     "self-container": ("methods",),
+    "conditional-attribute": ("methods",),
     "statement-method": ("methods", "container"),
     "third-party": ("modules", "methods"),
     "frozen": ("modules", "exempt"),

@@ -99,6 +99,26 @@ class Gate(nn.Cell):
         return x + y
 
 
+class LayerDrop(nn.Cell):
+    def __init__(self, n=3, p=0.1):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(4, 4) for _ in range(n)])
+        self.p = p
+
+    def construct(self, x):
+        keep = ops.rand(len(self.layers))
+        hidden = []
+        for i, layer in enumerate(self.layers):
+            if not self.training or keep[i] > self.p:  # MS412
+                x = layer(x)
+                hidden.append(x)
+        every = []
+        for layer in self.layers:
+            x = layer(x)
+            every.append(x)  # ok
+        return x, hidden, every
+
+
 class Branches(nn.Cell):
     def construct(self, x):
         if x.sum() > 3:  # MS412

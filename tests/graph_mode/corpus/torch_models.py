@@ -164,6 +164,29 @@ class Projection(nn.Module):
             self.fc.weight.zero_()
 
 
+class GHMC(nn.Module):
+    def __init__(self, bins=10, momentum=0.0):
+        super().__init__()
+        self.bins = bins
+        self.momentum = momentum
+        if momentum > 0:
+            self.register_buffer("acc_sum", torch.zeros(bins))
+        self.register_buffer("edges", torch.arange(bins + 1).float() / bins)
+
+    def forward(self, pred, target):
+        g = (pred.sigmoid() - target).abs()
+        mmt = self.momentum
+        n = 0
+        for i in range(self.bins):
+            inds = (g >= self.edges[i]) & (g < self.edges[i + 1])
+            num_in_bin = inds.sum().item()
+            if num_in_bin > 0:  # MS413
+                if mmt > 0:  # ok
+                    self.acc_sum[i] = mmt * self.acc_sum[i] + (1 - mmt) * num_in_bin  # MS417
+                n += 1
+        return F.binary_cross_entropy_with_logits(pred, target) / max(n, 1)
+
+
 def attach_feature_hooks(model, store):
     model.layer4.register_forward_hook(lambda m, i, o: store.append(o))  # MS414
 

@@ -47,6 +47,15 @@ _CONTAINER_NODES = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", as
 _CONTAINER_WORDS = {"list": "list", "dict": "dict", "set": "set"}
 
 
+@dataclass(frozen=True)
+class ClassFacts:
+    """What the rules need about a class of the chunk."""
+
+    containers: Dict[str, str]  # attribute -> list / dict / set
+    methods: Dict[str, ast.FunctionDef]
+    conditional: frozenset  # attributes __init__ creates only under a condition
+
+
 @dataclass
 class Frame:
     """One function being walked, and what the graph-mode rules keep about it."""
@@ -73,7 +82,7 @@ class GraphModeCheck(Check):
         self.snapshot = self.rules.snapshot(self.settings.version)
         self.frames: List[Frame] = []
         self.branches = BranchJudge(self)
-        self._class_facts: Dict[str, Tuple[Dict[str, str], Dict[str, ast.FunctionDef]]] = {}
+        self._class_facts: Dict[str, ClassFacts] = {}
         self._handled: Set[int] = set()  # nodes a finding on an enclosing node already covers
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
         self.membership_sets: Set[int] = set()  # set literals tested with `in` (a tuple reads the same)
@@ -293,7 +302,8 @@ class GraphModeCheck(Check):
     # -- statements --------------------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if not self.class_stack:
-            self._class_facts[node.name] = (_self_containers(node), _methods(node))
+            registrations = {m for rule in self.rules.of_kind("conditional-attribute") for m in rule.methods}
+            self._class_facts[node.name] = ClassFacts(_self_containers(node), _methods(node), _conditional_attributes(node, registrations))
         super().visit_ClassDef(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -369,6 +379,7 @@ class GraphModeCheck(Check):
         """Item assignments into containers on self, into views; assignments to globals."""
         frame = self.frame
         if isinstance(target, ast.Subscript):
+            self._check_conditional_attribute(target.value, node)
             self._check_self_container(target.value, node, "item assignment")
             self._check_view_write(target.value, node)
         elif isinstance(target, ast.Name) and target.id in frame.globals:
@@ -598,7 +609,7 @@ class GraphModeCheck(Check):
         receiver = func.value
         if not (isinstance(receiver, ast.Name) and receiver.id in (self.scope_self_name(), cls.name)):
             return False
-        method = self._class_facts.get(cls.name, ({}, {}))[1].get(func.attr)
+        method = self._class_facts[cls.name].methods.get(func.attr) if cls.name in self._class_facts else None
         if method is None or not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list):
             return False
         for rule in self.rules.of_kind("classmethod"):
@@ -606,15 +617,25 @@ class GraphModeCheck(Check):
             self.report(rule, node, node, name=func.attr, fixes=(fix,) if fix else ())
         return True
 
+    def _check_conditional_attribute(self, target: ast.AST, node: ast.AST) -> None:
+        if not (self.class_stack and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == self.scope_self_name()):
+            return
+        facts = self._class_facts.get(self.class_stack[0].name)
+        if facts is not None and target.attr in facts.conditional:
+            for rule in self.rules.of_kind("conditional-attribute"):
+                self.report(rule, node, node, name=target.attr)
+
     def _check_self_container(self, target: ast.AST, node: ast.AST, how: str) -> None:
         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name()):
             return
         if not self.class_stack:
             return
-        kind = self._class_facts.get(self.class_stack[0].name, ({}, {}))[0].get(target.attr)
+        facts = self._class_facts.get(self.class_stack[0].name)
+        kind = facts.containers.get(target.attr) if facts else None
         if kind is None:
             return
-        containers = self._class_facts.get(self.class_stack[0].name, ({}, {}))[0]
+        containers = facts.containers
         if how == "item assignment" and any(_reads_self_attribute(test, containers, target.value.id) for test in self._tests):
             # `if key not in self.cache: self.cache[key] = ...`: a cache the graph refills on
             # every call; nothing reads a lost entry (measured: the results match PyNative)
@@ -847,6 +868,40 @@ def _self_containers(cls: ast.ClassDef) -> Dict[str, str]:
                     else:
                         found[target.attr] = found.get(target.attr) or ""
     return {k: v for k, v in found.items() if v}
+
+
+def _conditional_attributes(cls: ast.ClassDef, registrations) -> frozenset:
+    """Attributes `__init__` creates only inside an if/try/loop (`if momentum > 0: self.acc_sum =
+    ...` or a register_buffer there), that no method and no class statement creates outright."""
+    always, sometimes = set(), set()
+    for statement in cls.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            always.update(t.id for t in targets if isinstance(t, ast.Name))
+        if not isinstance(statement, ast.FunctionDef) or not statement.args.args:
+            continue
+        self_name = statement.args.args[0].arg
+        for child in statement.body:
+            created = _created_attributes(child, self_name, registrations)
+            if isinstance(child, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
+                if statement.name == "__init__":
+                    sometimes |= created
+            else:
+                always |= created
+    return frozenset(sometimes - always)
+
+
+def _created_attributes(node: ast.AST, self_name: str, registrations) -> set:
+    found = set()
+    for part in walk(node):
+        if isinstance(part, (ast.Assign, ast.AnnAssign)):
+            for target in part.targets if isinstance(part, ast.Assign) else [part.target]:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+                    found.add(target.attr)
+        elif (isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr in registrations
+              and part.args and isinstance(part.args[0], ast.Constant) and isinstance(part.args[0].value, str)):
+            found.add(part.args[0].value)
+    return found
 
 
 def _methods(cls: ast.ClassDef) -> Dict[str, ast.FunctionDef]:

@@ -119,7 +119,8 @@ class BranchJudge:
         kinds.update(_merge(body, else_, before))
         if not data:
             return
-        self._judged(node, node.test, self._join_failure(body, else_, before, node))
+        reason = self._join_failure(body, else_, before, node) or self._growth(node)
+        self._judged(node, node.test, reason)
 
     def visit_while(self, node: ast.While) -> None:
         check = self.check
@@ -198,6 +199,18 @@ class BranchJudge:
                 return self._clause("name", a, b, name)
         return None
 
+    def _growth(self, node: ast.If) -> Optional[str]:
+        """A local list appended to on one side only has two lengths after the if (measured:
+        speechbrain's layer-drop loop, ported, fails to join)."""
+        check = self.check
+        lists = {n for n, kind in check.frame.containers.items() if kind == "list"}
+        grown = _appended(node.body, lists) ^ _appended(node.orelse, lists)
+        end = getattr(node, "end_lineno", node.lineno)
+        for name in sorted(grown):
+            if check.read_after(name, end):
+                return self.check.rules.join_text("name_list_growth").replace("{name}", f"`{name}`")
+        return None
+
     def _clause(self, where: str, a: Kind, b: Kind, name: str) -> str:
         rules = self.check.rules
         if isinstance(a, tuple) and isinstance(b, tuple):
@@ -224,6 +237,26 @@ class BranchJudge:
             self._report(node, test, reason)
         else:
             self._pending.setdefault(id(self.check.frame), []).append((node, test))
+
+
+_GROWERS = ("append", "extend", "insert")
+
+
+def _appended(statements: List[ast.stmt], lists) -> set:
+    """Local lists a bare append/extend/insert statement grows in *statements* (nested blocks
+    included, nested functions not)."""
+    from ..visitor import walk_statements
+
+    grown = set()
+    for statement in statements:
+        for inner in walk_statements(statement):
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if (isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call) and isinstance(inner.value.func, ast.Attribute)
+                    and inner.value.func.attr in _GROWERS and isinstance(inner.value.func.value, ast.Name)
+                    and inner.value.func.value.id in lists):
+                grown.add(inner.value.func.value.id)
+    return grown
 
 
 def _header(node: ast.AST, test: ast.AST) -> str:
