@@ -85,6 +85,10 @@ class GraphModeCheck(Check):
         self._class_facts: Dict[str, ClassFacts] = {}
         self._handled: Set[int] = set()  # nodes a finding on an enclosing node already covers
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
+        #: last names of the calls that matter wherever they are written (hooks, jit settings):
+        #: any other call outside compiled code needs no name resolution
+        self._anywhere = frozenset(m for rule in self.rules.of_kind("hook") for m in rule.methods) | frozenset(
+            api.rpartition(".")[2] for rule in self.rules.of_kind("jit-setting") for api in rule.apis)
         self.membership_sets: Set[int] = set()  # set literals tested with `in` (a tuple reads the same)
         self._blocks: Optional[Dict[int, list]] = None
         self._tests: List[ast.AST] = []  # conditions of the ifs being walked
@@ -506,7 +510,7 @@ class GraphModeCheck(Check):
     def visit_Call(self, node: ast.Call) -> None:
         if self.compiled() and id(node) not in self._handled:
             self._check_call(node)
-        if self.frame is None or self.frame.status != PIPELINE:
+        if _short_name(node.func) in self._anywhere and (self.frame is None or self.frame.status != PIPELINE):
             self._check_anywhere(node)
         self.generic_visit(node)
 
