@@ -152,6 +152,8 @@ class GraphModeCheck(Check):
             status = facts.status if facts is not None else UNSEEN
             if qualname is None and self.class_stack:
                 status = UNSEEN
+            if getattr(node, "name", "") in self.knowledge.triggers.graph.build_methods:
+                status = EAGER  # __init__ runs while the layer is built, whoever builds it
             if status == UNSEEN and self.class_stack:
                 # A layer's method its construct/forward does not reach is called from outside
                 # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
