@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from msport.knowledge import default_knowledge  # noqa: E402
+from msport.knowledge.graph_mode import default_graph_mode  # noqa: E402
 from msport.knowledge.model import ApiRule, CodeInfo  # noqa: E402
 from rulegen.writer import file_for  # noqa: E402
 from support_docs import support_section  # noqa: E402
@@ -46,11 +47,15 @@ def code_page(info: CodeInfo, rules: List[ApiRule]) -> str:
              "## What it does", "", info.summary, "", "## Why is this bad?", "", info.why, ""]
     if info.example:
         lines += ["## Example", "", *_fence(info.example), ""]
+    if info.use_instead:
+        lines += ["Use instead:", "", *_fence(info.use_instead), ""]
     if info.fix:
         lines += ["## Fix", "", info.fix, ""]
     status = next((s for s, c in API_CODES.items() if c == info.code), None)
     lines += ["## Versions and backends", ""]
-    if status is None:
+    if info.category == "graph-mode":
+        lines += _graph_mode_table(info.code)
+    elif status is None:
         lines += support_section(info.code) or ["Reported for every MindSpore version (2.2 ... 2.10) and backend.", ""]
     else:
         knowledge = default_knowledge()
@@ -65,6 +70,25 @@ def code_page(info: CodeInfo, rules: List[ApiRule]) -> str:
             lines += ["Besides these, any public torch API in the torch 2.13 snapshot that no table lists and MindSpore "
                       "does not have under the same name is reported missing, as are private torch names.", ""]
     return HEADER + "\n".join(lines)
+
+
+def _graph_mode_table(code: str) -> List[str]:
+    """What compiling does with each construct of an MS4xx code, per capture mode, and on which
+    releases that was proven."""
+    graph = default_graph_mode()
+    proven = " and ".join(s.release for s in graph.snapshots)
+    lines = [f"Proven by compiling with mindspore {proven} on CPU, with the same results on both; msport applies them "
+             "to every target version (2.2 ... 2.10) unless a row names a first version. Older releases were not "
+             "installed. Severity by what compiling does: fails = error, differs or deprecated = warning, costs or "
+             "break (a graph break) = information, ok = not reported.", "",
+             "| construct | ast (default) | bytecode | bytecode, fullgraph=True | error met |", "| --- | --- | --- | --- | --- |"]
+    for rule in graph.rules:
+        if rule.code != code:
+            continue
+        since = f" (from {rule.since[0]}.{rule.since[1]})" if rule.since and rule.since > (2, 2) else ""
+        error = f"`{rule.error}`" if rule.error else ""
+        lines.append(f"| {rule.id}{since} | {rule.outcome} | {rule.bytecode} | {rule.fullgraph} | {error} |")
+    return lines + [""]
 
 
 def api_index(rules: List[ApiRule]) -> Dict[str, str]:

@@ -63,7 +63,7 @@ class AnalysisResult:
         if not fix.imports:
             return fix
         if self._imports is None:
-            self._imports = ImportPlanner(self.source, self.context)
+            self._imports = ImportPlanner(self.source, self.context, self.chunks)
         return self._imports.complete(fix)
 
     def findings_with_complete_fixes(self) -> List[Finding]:

@@ -35,6 +35,7 @@ class Category(str, Enum):
     DIVERGENT_API = "divergent-api"
     EQUIVALENT_API = "equivalent-api"
     DYNAMIC_SHAPE = "dynamic-shape"
+    GRAPH_MODE = "graph-mode"
     REPLACEMENT = "replacement"
     SECOND_ORDER = "second-order"
     SPARSE = "sparse"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import lru_cache
 from dataclasses import replace
-from typing import Optional
+from typing import FrozenSet, Optional, Sequence
 
 from .findings import Edit, Fix, Span
 from .names import ModuleContext
@@ -18,9 +19,11 @@ _IMPORT_LINE = re.compile(r"(?:import|from)\s")
 class ImportPlanner:
     """Turns the import statements fixes ask for into edits, for one version of one module."""
 
-    def __init__(self, source: Source, context: ModuleContext):
+    def __init__(self, source: Source, context: ModuleContext, chunks: Sequence = ()):
         self.source, self.context = source, context
         self._line: Optional[int] = None
+        self._chunks = chunks
+        self._in_functions: Optional[FrozenSet[str]] = None
 
     def complete(self, fix: Fix) -> Fix:
         if not fix.imports:
@@ -28,10 +31,33 @@ class ImportPlanner:
         if self._line is None:
             self._line = _insertion_line(self.source)
         edits = list(fix.edits)
+        if self._in_functions is None:
+            self._in_functions = _bound_only_in_functions(self._chunks)
         for statement in fix.imports:
-            if not _already_bound(statement, self.context):
+            if not _already_bound(statement, self.context) or _binds(statement)[0] in self._in_functions:
                 edits.append(Edit(Span(self._line, 0, self._line, 0), statement + "\n"))
         return replace(fix, edits=tuple(edits), imports=())
+
+
+def _bound_only_in_functions(chunks: Sequence) -> FrozenSet[str]:
+    """Names that imports inside functions bind and no module-level import does: the module's
+    context knows them (name resolution inside those functions needs them), but a fix that uses
+    them elsewhere needs its own import."""
+    module_level, nested = set(), set()
+    for chunk in chunks:
+        tree = chunk.tree if chunk.error is None else None
+        if tree is None:
+            continue
+        todo = [(statement, False) for statement in tree.body]
+        while todo:
+            node, inside = todo.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = {a.asname or a.name.split(".", 1)[0] for a in node.names}
+                (nested if inside else module_level).update(names)
+                continue
+            deeper = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            todo.extend((child, deeper) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return frozenset(nested - module_level)
 
 
 def _already_bound(statement: str, context: ModuleContext) -> bool:

@@ -22,6 +22,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 
 from ..analysis.engine import not_checked
 from ..analysis.findings import Finding, Span
+from ..analysis.setting_notices import setting_notices
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
@@ -159,7 +160,7 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     pyproject.toml, then the flags); and whether there was a problem worth exit status 2 (a
     configuration file's, a directory that could not be listed). Each problem is printed once,
     however many files it governs; what the walk skipped is printed too."""
-    reported = set()
+    reported, noticed = set(), set()
 
     def governing(path: Path) -> Settings:
         settings, _ = settings_for(Path(os.path.abspath(path)), known_codes=known)
@@ -179,6 +180,10 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     files: List[Tuple[Path, Settings]] = []
     for path in listing.files:
         settings = governing(path)
+        for notice in setting_notices(settings):
+            if str(notice) not in noticed:  # a warning: it does not change the exit status
+                noticed.add(str(notice))
+                print(f"msport: warning: {notice}", file=sys.stderr)
         if not settings.is_excluded(str(path)):
             files.append((path, settings))
     return files, bool(reported) or unlisted

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, Sequence
 
+from ..analysis.setting_notices import setting_notices
 from ..config import settings_for
 
 
@@ -26,4 +27,6 @@ def show_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> int:
         for problem in settings.problems:
             problems = True
             print(f"  problem: {problem}")
+        for notice in setting_notices(settings):
+            print(f"  warning: {notice}")
     return 2 if problems else 0

@@ -288,6 +288,8 @@ def code_card(info: CodeInfo) -> str:
     blocks = [f"**{info.code} {info.name}** ({info.severity})", _sentence(info.summary), f"**Why it matters on MindSpore:** {_sentence(info.why)}"]
     if info.example:
         blocks.append("**Example:**\n\n```python\n" + info.example.rstrip() + "\n```")
+    if info.use_instead:
+        blocks.append("**Use instead:**\n\n```python\n" + info.use_instead.rstrip() + "\n```")
     if info.fix:
         label = "Static alternative" if info.category == "dynamic-shape" else "Fix"
         blocks.append(f"**{label}:** {_sentence(info.fix)}")
@@ -310,6 +312,9 @@ def finding_card(knowledge: KnowledgeBase, finding) -> str:
         # Messages of some families already end with the alternative fitted to this place.
         if info.fix and f"{label}:" not in finding.message:
             blocks.append(f"**{label}:** {_sentence(info.fix)}")
+        if info.use_instead:
+            # What compiles instead, next to what was found (the rule page's pair).
+            blocks.append("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```")
     blocks.append(f"[msport rule {finding.code}]({RULE_PAGE.format(code=finding.code)})")
     return "\n\n".join(blocks)
 

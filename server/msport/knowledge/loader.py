@@ -17,7 +17,7 @@ from . import toml
 from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
 
 SEVERITIES = ("error", "warning", "info", "hint")
-CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "replacement", "second-order", "sparse", "syntax-error", "config")
+CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "graph-mode", "replacement", "second-order", "sparse", "syntax-error", "config")
 FIRST_VERSION: Version = (2, 2)
 LAST_VERSION: Version = (2, 10)
 
@@ -141,7 +141,7 @@ def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
     data = read_toml(path)
     codes: Dict[str, CodeInfo] = {}
     for entry in entries(data.get("code", []), path.name, "code", "code", problems):
-        entry.unknown_fields(("code", "name", "category", "severity", "summary", "why", "example", "fix"))
+        entry.unknown_fields(("code", "name", "category", "severity", "summary", "why", "example", "fix", "use_instead"))
         code = entry.text("code", required=True)
         fields = {
             "name": entry.text("name", required=True),
@@ -154,7 +154,8 @@ def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
             entry.problem("code", f"duplicate code {code}")
             continue
         if code and all(fields.values()):
-            codes[code] = CodeInfo(code=code, example=entry.table.get("example", ""), fix=entry.table.get("fix", ""), **fields)
+            codes[code] = CodeInfo(code=code, example=entry.table.get("example", ""), fix=entry.table.get("fix", ""),
+                                   use_instead=entry.table.get("use_instead", ""), **fields)
     return codes
 
 

@@ -23,6 +23,8 @@ class CodeInfo:
     why: str
     example: str = ""
     fix: str = ""
+    #: Code that does what the example meant and is not reported (ruff's "Use instead").
+    use_instead: str = ""
 
 
 @dataclass(frozen=True)

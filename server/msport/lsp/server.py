@@ -223,6 +223,7 @@ class MsportServer(LanguageServer):
 
     def settings_for(self, uri: str) -> Settings:
         from ..analysis.settings import Settings, editor_values
+        from ..analysis.setting_notices import setting_notices
         from ..config import settings_for
 
         known = self.analyzer.knowledge.codes
@@ -233,7 +234,7 @@ class MsportServer(LanguageServer):
         if self.editor_settings:
             # Relative paths in editor settings (extendRules) are the workspace folder's.
             settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
-        for problem in settings.problems:
+        for problem in (*settings.problems, *setting_notices(settings)):
             self._show_once(str(problem), types.MessageType.Warning)
         return settings
 

@@ -11,7 +11,8 @@ The matcher kinds live here; which APIs, Primitive classes and arguments belong 
 - if/while/conditional expressions on data-derived conditions whose branches differ in shape.
 
 Severity follows where the code runs (graph_context.py) and the settings: Ascend with O2
-(static-graph sinking) is an error, Ascend O0/O1 and GPU a warning, CPU or PyNative an
+(static-graph sinking, in the versions where O2 selects it: knowledge/graph_mode.py) is an
+error, Ascend O0/O1 and GPU a warning, CPU or PyNative an
 information, model code whose callers msport cannot see one step lower; data-pipeline code
 is exempt.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Hashable, List, Optional, Tuple
 
+from ...knowledge.graph_mode import default_graph_mode
 from ..findings import Category, Finding, Related, Severity, Span
 from ..graph_context import EAGER, GRAPH, PIPELINE, UNSEEN
 from ..provenance import Binding, Kind, Origin, Prov, ProvenanceVisitor, TriggerHit, source_text
@@ -36,6 +38,7 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         super().__init__(chunk)
         self.lines = chunk.lines
         self._loops: List[ast.AST] = []  # the loops being walked, innermost last
+        self._o2 = default_graph_mode().o2_meaning(self.settings.version)  # none | sinking | deprecated
 
     def visit_For(self, node) -> None:
         self._loops.append(node)
@@ -75,7 +78,7 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         settings = self.settings
         if settings.backend == "cpu":
             base = Severity.INFO
-        elif settings.backend == "ascend" and settings.jit_level == "O2":
+        elif settings.backend == "ascend" and settings.jit_level == "O2" and self._o2 != "none":
             base = Severity.ERROR
         else:
             base = Severity.WARNING
@@ -381,7 +384,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
              fixes: Tuple = ()) -> None:
         status = self.status()
         severity = self.severity(status)
-        consequence = self.rules.consequence_text(severity.value if severity != Severity.HINT else "info")
+        key = severity.value if severity != Severity.HINT else "info"
+        variant = {"none": "_no_sinking", "deprecated": "_deprecated"}.get(self._o2, "")
+        consequence = self.rules.consequence_text(key + variant) or self.rules.consequence_text(key)
         consequence = consequence.replace("{backend}", _BACKENDS.get(self.settings.backend, self.settings.backend))
         if status == UNSEEN:
             unseen = self.rules.consequence_text("unseen").replace("{function}", f"`{self.function_name()}`")

@@ -1,0 +1,357 @@
+"""Graph-mode compliance rules (rules/graph_mode.toml) and the package snapshots they read.
+
+The MS4xx check family holds only the matcher kinds (an AST node in compiled code, a call of a
+built-in, a method, a `with`, a branch...); which nodes, names, modules and texts belong to each
+rule is data, read and validated here. The lists the package keeps about itself (which bare
+method statements keep their effect, which views behave differently, which jit levels compile,
+what is deprecated since when) come from rules/snapshots/graph-mode-<version>.toml, written by
+tools/snapshot_graph_mode.py from the installed releases.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+
+from .loader import RuleFileError, RuleProblem, parse_versions, read_toml, rules_dir
+from .model import Version
+from .shared import load_once
+
+FILE_NAME = "graph_mode.toml"
+SNAPSHOT_GLOB = "graph-mode-*.toml"
+
+KINDS = (
+    "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
+    "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
+)
+OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
+#: Nodes of the `syntax` kind that are not AST classes of their own.
+PSEUDO_NODES = ("ForElse", "WhileElse", "MultiGenerator", "ComplexConstant")
+BUILTIN_WHEN = ("always", "cell-list", "tensor-number")
+RECEIVERS = ("any", "self-or-layer")
+CONTAINERS = ("any", "list", "dict")
+PLACEHOLDERS = frozenset({"construct", "where", "name", "function", "api", "value", "error", "since", "version"})
+CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph")
+JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length")) + ("name_list_growth",)
+SETTING_KEYS = ("o2_sinking", "o2_deprecated", "deprecated", "not_sinking")
+
+_COMMON = ("id", "code", "kind", "outcome", "bytecode", "fullgraph", "error", "found", "effect", "instead")
+_FIELDS_BY_KIND = {
+    "syntax": ("nodes",),
+    "builtin": ("names", "when", "apis"),
+    "with": ("apis",),
+    "method": ("methods", "receiver"),
+    "self-container": ("methods",),
+    "conditional-attribute": ("methods",),
+    "statement-method": ("methods", "container"),
+    "third-party": ("modules", "methods"),
+    "frozen": ("modules", "exempt"),
+    "hook": ("methods",),
+    "view-inplace": ("apis",),
+    "jit-setting": ("apis", "keyword", "value", "since"),
+}
+#: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
+_OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
+_PLACEHOLDER = re.compile(r"\{(\w*)\}")
+
+
+@dataclass(frozen=True)
+class GraphRule:
+    """One construct that compiling changes, with what happens in each capture mode."""
+
+    id: str
+    code: str
+    kind: str
+    outcome: str  # ast capture (the default)
+    bytecode: str
+    fullgraph: str
+    found: str
+    effect: str
+    instead: str
+    error: str = ""
+    nodes: Tuple[str, ...] = ()
+    names: Tuple[str, ...] = ()
+    when: str = "always"
+    apis: Tuple[str, ...] = ()
+    methods: Tuple[str, ...] = ()
+    modules: Tuple[str, ...] = ()
+    receiver: str = "any"
+    container: str = "any"
+    keyword: str = ""
+    value: str = ""
+    since: Optional[Version] = None
+    exempt: Tuple[str, ...] = ()  # frozen / third-party: qualified names that do not count
+
+    def outcome_for(self, capture: str) -> str:
+        return {"ast": self.outcome, "bytecode": self.bytecode, "fullgraph": self.fullgraph}[capture]
+
+
+@dataclass(frozen=True)
+class PackageSnapshot:
+    """What one installed mindspore release says about its graph compiler."""
+
+    version: Version
+    release: str = ""  # "2.10.0"
+    statement_methods: FrozenSet[str] = frozenset()
+    unsupported_builtin_types: FrozenSet[str] = frozenset()
+    converted_builtins: FrozenSet[str] = frozenset()
+    view_inconsistent_apis: FrozenSet[str] = frozenset()
+    jit_levels: Tuple[str, ...] = ()
+    #: (api, parameter, value, since)
+    deprecated: Tuple[Tuple[str, str, str, Version], ...] = ()
+
+
+@dataclass(frozen=True)
+class GraphModeRules:
+    rules: Tuple[GraphRule, ...] = ()
+    context: Tuple[Tuple[str, str], ...] = ()
+    join: Tuple[Tuple[str, str], ...] = ()
+    setting: Tuple[Tuple[str, str], ...] = ()
+    #: parameter-name patterns of setup code (weight conversion, factories): see [unseen]
+    setup_parameters: Tuple[str, ...] = ()
+    setup_calls: Tuple[str, ...] = ()
+    bool_functions: Tuple[str, ...] = ()
+    snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
+    problems: Tuple[RuleProblem, ...] = ()
+    _by_kind: Dict[str, Tuple[GraphRule, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for kind in KINDS:
+            self._by_kind[kind] = tuple(r for r in self.rules if r.kind == kind)
+
+    def of_kind(self, kind: str) -> Tuple[GraphRule, ...]:
+        return self._by_kind.get(kind, ())
+
+    def context_text(self, key: str) -> str:
+        return dict(self.context).get(key, "")
+
+    def matches(self, patterns: str, name: str) -> bool:
+        """Whether *name* matches one of the glob patterns of the list *patterns* (cached)."""
+        cache = self.__dict__.setdefault("_matches", {})
+        key = (patterns, name)
+        if key not in cache:
+            cache[key] = any(fnmatch.fnmatchcase(name, p) for p in getattr(self, patterns))
+        return cache[key]
+
+    def join_text(self, key: str) -> str:
+        return dict(self.join).get(key, "")
+
+    def setting_text(self, key: str) -> str:
+        return dict(self.setting).get(key, "")
+
+    def snapshot(self, version: Version) -> Optional[PackageSnapshot]:
+        """The snapshot of the newest release not after *version* (else the oldest one)."""
+        chosen = None
+        for snap in self.snapshots:
+            if snap.version <= version or chosen is None:
+                chosen = snap
+        return chosen
+
+    @property
+    def view_apis(self) -> FrozenSet[str]:
+        """Views whose in-place updates differ: the rule's list and every snapshot's marker."""
+        cached = self.__dict__.get("_view_apis")
+        if cached is None:
+            cached = frozenset(a for r in self.of_kind("view-inplace") for a in r.apis)
+            cached |= frozenset(a for s in self.snapshots for a in s.view_inconsistent_apis)
+            object.__setattr__(self, "_view_apis", cached)
+        return cached
+
+    def o2_meaning(self, version: Version) -> str:
+        """What jit_level O2 selects in *version*: "none" (not sinking), "sinking", or
+        "deprecated" (sinking, deprecated)."""
+        first, last = parse_versions(self.setting_text("o2_sinking"))
+        if not first <= version <= last:
+            return "none"
+        return "deprecated" if version >= parse_versions(self.setting_text("o2_deprecated"))[0] else "sinking"
+
+
+def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
+    directory = directory or rules_dir()
+    problems: List[RuleProblem] = []
+    try:
+        data = read_toml(directory / FILE_NAME)
+    except RuleFileError as exc:
+        return GraphModeRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+    rules: List[GraphRule] = []
+    seen: Dict[str, str] = {}
+    tables = data.get("rule", [])
+    if not isinstance(tables, list):
+        problems.append(RuleProblem(FILE_NAME, "[[rule]]", "", "expected an array of tables"))
+        tables = []
+    for index, table in enumerate(tables):
+        label = f"rule #{index + 1} ({table.get('id', '?') if isinstance(table, dict) else '?'})"
+        rule = _rule(table, label, problems)
+        if rule is None:
+            continue
+        if rule.id in seen:
+            problems.append(RuleProblem(FILE_NAME, label, "id", f"duplicate id {rule.id!r} (also {seen[rule.id]})"))
+            continue
+        seen[rule.id] = label
+        rules.append(rule)
+    context = _texts(data.get("context"), "[context]", CONTEXT_KEYS, problems)
+    join = _texts(data.get("join"), "[join]", JOIN_KEYS, problems)
+    setting = _texts(data.get("setting"), "[setting]", SETTING_KEYS, problems)
+    for key in ("o2_sinking", "o2_deprecated"):
+        try:
+            parse_versions(dict(setting).get(key, ""))
+        except ValueError as exc:
+            problems.append(RuleProblem(FILE_NAME, "[setting]", key, str(exc)))
+    patterns = {}
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions")):
+        section = data.get(table, {})
+        value = section.get(key) if isinstance(section, Mapping) else None
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            problems.append(RuleProblem(FILE_NAME, f"[{table}]", key, f"is required: a list of glob patterns, got {value!r}"))
+            value = []
+        patterns[key] = tuple(value)
+    snapshots = tuple(sorted((s for s in (_snapshot(p, problems) for p in sorted((directory / "snapshots").glob(SNAPSHOT_GLOB))) if s),
+                             key=lambda s: s.version))
+    return GraphModeRules(tuple(rules), context, join, setting, snapshots=snapshots, problems=tuple(problems), **patterns)
+
+
+def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[GraphRule]:
+    def problem(name: str, message: str) -> None:
+        problems.append(RuleProblem(FILE_NAME, label, name, message))
+
+    if not isinstance(table, dict):
+        problem("", "expected a table")
+        return None
+    before = len(problems)
+    kind = table.get("kind")
+    if kind not in KINDS:
+        problem("kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
+        return None
+    allowed = set(_COMMON) | set(_FIELDS_BY_KIND.get(kind, ()))
+    for key in table:
+        if key not in allowed:
+            problem(key, f"unknown field for a {kind} rule; expected one of {', '.join(sorted(allowed))}")
+    texts = {}
+    for name in ("id", "code", "found", "effect", "instead"):
+        value = table.get(name)
+        if not isinstance(value, str) or not value.strip():
+            problem(name, f"is required: a non-empty string, got {value!r}")
+        else:
+            texts[name] = value
+    error = table.get("error", "")
+    if not isinstance(error, str):
+        problem("error", f"expected a string, got {error!r}")
+        error = ""
+    code = texts.get("code", "")
+    if code and not re.fullmatch(r"MS4\d\d", code):
+        problem("code", f"expected an MS4xx code, got {code!r}")
+    outcomes = {}
+    for name in ("outcome", "bytecode", "fullgraph"):
+        value = table.get(name)
+        if value not in OUTCOMES:
+            problem(name, f"expected one of {', '.join(OUTCOMES)}, got {value!r}")
+        outcomes[name] = value
+    for name in ("found", "effect", "instead"):
+        unknown = set(_PLACEHOLDER.findall(texts.get(name, ""))) - PLACEHOLDERS
+        if unknown:
+            problem(name, f"unknown placeholder(s) {', '.join('{' + u + '}' for u in sorted(unknown))}; known: {', '.join(sorted(PLACEHOLDERS))}")
+    lists = {}
+    for name in ("nodes", "names", "apis", "methods", "modules", "exempt"):
+        if name in _FIELDS_BY_KIND.get(kind, ()) and (name not in _OPTIONAL_LISTS.get(kind, ()) or name in table):
+            value = table.get(name, [])
+            if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+                problem(name, f"expected a non-empty list of strings, got {value!r}")
+                value = []
+            lists[name] = tuple(value)
+    if kind == "syntax":
+        import ast
+
+        for node in lists.get("nodes", ()):
+            if node not in PSEUDO_NODES and not isinstance(getattr(ast, node, None), type):
+                problem("nodes", f"{node!r} is neither an ast node class nor one of {', '.join(PSEUDO_NODES)}")
+    choices = {"when": BUILTIN_WHEN, "receiver": RECEIVERS, "container": CONTAINERS}
+    picked = {}
+    for name, allowed_values in choices.items():
+        if name in _FIELDS_BY_KIND.get(kind, ()):
+            value = table.get(name, allowed_values[0])
+            if value not in allowed_values:
+                problem(name, f"expected one of {', '.join(allowed_values)}, got {value!r}")
+            picked[name] = value
+    since = None
+    if kind == "jit-setting":
+        for name in ("keyword", "value"):
+            if not isinstance(table.get(name), str) or not table.get(name):
+                problem(name, "is required for a jit-setting rule")
+        try:
+            since = parse_versions(str(table.get("since", "")))[0]
+        except ValueError as exc:
+            problem("since", str(exc))
+    if len(problems) != before:
+        return None
+    return GraphRule(
+        id=texts["id"], code=code, kind=kind, outcome=outcomes["outcome"], bytecode=outcomes["bytecode"],
+        fullgraph=outcomes["fullgraph"], found=texts["found"], effect=texts["effect"], instead=texts["instead"],
+        error=error, nodes=lists.get("nodes", ()), names=lists.get("names", ()), apis=lists.get("apis", ()),
+        methods=lists.get("methods", ()), modules=lists.get("modules", ()), when=picked.get("when", "always"),
+        receiver=picked.get("receiver", "any"), container=picked.get("container", "any"),
+        keyword=table.get("keyword", ""), value=table.get("value", ""), since=since, exempt=lists.get("exempt", ()),
+    )
+
+
+def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
+    if not isinstance(table, Mapping):
+        problems.append(RuleProblem(FILE_NAME, label, "", "is required: a table of strings"))
+        return ()
+    items = []
+    for key, value in table.items():
+        if key not in required:
+            problems.append(RuleProblem(FILE_NAME, label, key, f"unknown key; expected one of {', '.join(required)}"))
+        elif not isinstance(value, str) or not value.strip():
+            problems.append(RuleProblem(FILE_NAME, label, key, f"expected a non-empty string, got {value!r}"))
+        else:
+            unknown = set(_PLACEHOLDER.findall(value)) - PLACEHOLDERS
+            if unknown:
+                problems.append(RuleProblem(FILE_NAME, label, key, f"unknown placeholder(s) {', '.join(sorted(unknown))}"))
+            items.append((key, value))
+    for key in required:
+        if key not in table:
+            problems.append(RuleProblem(FILE_NAME, label, key, "is required"))
+    return tuple(items)
+
+
+def _snapshot(path: Path, problems: List[RuleProblem]) -> Optional[PackageSnapshot]:
+    name = f"snapshots/{path.name}"
+    try:
+        data = read_toml(path)
+    except RuleFileError as exc:
+        problems.append(RuleProblem(name, "", "", str(exc).split(": ", 1)[-1]))
+        return None
+    try:
+        version = tuple(int(p) for p in str(data.get("version", "")).split(".")[:2])
+        if len(version) != 2:
+            raise ValueError
+    except ValueError:
+        problems.append(RuleProblem(name, "", "version", f"expected a release like \"2.10.0\", got {data.get('version')!r}"))
+        return None
+    lists = {}
+    for key in ("statement_methods", "unsupported_builtin_types", "converted_builtins", "view_inconsistent_apis", "jit_levels"):
+        value = data.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(RuleProblem(name, "", key, f"expected a list of strings, got {value!r}"))
+            value = []
+        lists[key] = value
+    deprecated = []
+    for index, entry in enumerate(data.get("deprecated", [])):
+        try:
+            since = tuple(int(p) for p in str(entry["since"]).split(".")[:2])
+            deprecated.append((entry["api"], entry["parameter"], entry["value"], since))
+        except (KeyError, TypeError, ValueError):
+            problems.append(RuleProblem(name, f"deprecated #{index + 1}", "", "expected api, parameter, value and since"))
+    return PackageSnapshot(
+        version=version, release=str(data.get("version")), statement_methods=frozenset(lists["statement_methods"]),
+        unsupported_builtin_types=frozenset(lists["unsupported_builtin_types"]),
+        converted_builtins=frozenset(lists["converted_builtins"]),
+        view_inconsistent_apis=frozenset(lists["view_inconsistent_apis"]), jit_levels=tuple(lists["jit_levels"]),
+        deprecated=tuple(deprecated),
+    )
+
+
+default_graph_mode = load_once(load_graph_mode)

@@ -1,0 +1,727 @@
+"""Cases for the graph-mode ground truth (test_graph_mode_ground_truth.py): for every rule of
+rules/graph_mode.toml a positive (compiling it fails or differs from PyNative, as the rule says)
+and a look-alike negative (compiles and gives the PyNative result), each a small module of its
+own, run by run_graph_mode_cases.py with the real mindspore.
+
+A case is a dict:
+- rule: the rule id; positive: True / False;
+- source: the module body (HEADER is prepended). A function case defines ``f``, a layer case
+  ``Net``; ``make()`` may build the object to call instead (hooks registered on it); a script
+  case defines ``attempt()``, run once;
+- inputs: expressions for the arguments (evaluated in the module);
+- observe: an expression read after the calls (``obj`` is the object called, ``module`` the
+  module): state a silent difference lives in (a list attribute, a global, a hook's calls);
+- summary: "changes" records whether two calls gave different results instead of the results
+  (random numbers and clocks);
+- grad: compare the value and the gradients of the layer's trainable parameters;
+- modes: capture modes to run besides PyNative (default: ast, and for positives bytecode and
+  bytecode with fullgraph=True);
+- extra: other MS4 codes msport may report on the case;
+- fixed: msport offers a quick fix here, and the fixed module is compiled too.
+"""
+
+HEADER = """import math
+import random
+import time
+
+import numpy as np
+import mindspore as ms
+from mindspore import Parameter, Tensor, jit, mint, nn, ops
+
+"""
+
+X = "Tensor(np.arange(4, dtype=np.float32))"
+M = "Tensor(np.array([[1, 2, 3], [3, 1, 2], [2, 3, 1]], np.float32))"
+V = "Tensor(np.array([3.0, 1.0, 2.0], np.float32))"
+
+
+def case(rule, positive, source, inputs=(X,), **options):
+    return dict(rule=rule, positive=positive, source=source.strip("\n") + "\n", inputs=list(inputs), **options)
+
+
+CASES = [
+    # MS401: statements
+    case("try", True, """
+def f(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    return y
+"""),
+    case("try", False, """
+def f(x):
+    if x.shape[0] > 0:
+        y = x + 1
+    else:
+        y = x
+    return y
+"""),
+    case("delete", True, """
+def f(x):
+    y = x + 1
+    del y
+    return x * 2
+""", fixed=True),
+    case("delete", False, """
+def f(x):
+    y = x + 1
+    y = None
+    return x * 2
+"""),
+    case("import", True, """
+def f(x):
+    import cmath
+    return x * cmath.pi
+""", fixed=True),
+    case("import", False, """
+def f(x):
+    return x * math.pi
+"""),
+    case("nonlocal", True, """
+def f(x):
+    n = 1
+
+    def bump():
+        nonlocal n
+        n = 2
+
+    bump()
+    return x * n
+"""),
+    case("nonlocal", False, """
+def f(x):
+    n = 1
+
+    def bump():
+        return 2
+
+    n = bump()
+    return x * n
+"""),
+    case("match", True, """
+def f(x):
+    n = x.shape[0]
+    match n:
+        case 4:
+            y = x * 2
+        case _:
+            y = x
+    return y
+"""),
+    case("match", False, """
+def f(x):
+    n = x.shape[0]
+    if n == 4:
+        y = x * 2
+    else:
+        y = x
+    return y
+"""),
+    case("for-else", True, """
+def f(x):
+    for _ in range(2):
+        x = x + 1
+    else:
+        x = x * 2
+    return x
+"""),
+    case("for-else", False, """
+def f(x):
+    for _ in range(2):
+        x = x + 1
+    x = x * 2
+    return x
+"""),
+    case("while-else", True, """
+def f(x):
+    i = 0
+    while i < 2:
+        i += 1
+    else:
+        x = x * 2
+    return x
+"""),
+    case("while-else", False, """
+def f(x):
+    i = 0
+    while i < 2:
+        i += 1
+    x = x * 2
+    return x
+"""),
+    case("yield", True, """
+def f(x):
+    yield x * 2
+"""),
+    case("yield", False, """
+def f(x):
+    return [x * 2]
+"""),
+    case("async", True, """
+async def f(x):
+    return x * 2
+"""),
+    case("async", False, """
+def f(x):
+    return x * 2
+"""),
+    # MS402: expressions
+    case("walrus", True, """
+def f(x):
+    if (n := x.shape[0]) > 2:
+        return x * n
+    return x
+"""),
+    case("walrus", False, """
+def f(x):
+    n = x.shape[0]
+    if n > 2:
+        return x * n
+    return x
+"""),
+    # A constant membership test is folded even under fullgraph=True; the set value below is not.
+    case("set-literal", True, """
+def f(x):
+    if x.shape[0] in {3, 4}:
+        return x + 1
+    return x
+""", fixed=True, modes=["ast", "bytecode"]),
+    case("set-literal", True, """
+def f(x):
+    s = {1, 2}
+    return x * len(s)
+"""),
+    case("set-literal", False, """
+def f(x):
+    if x.shape[0] in (3, 4):
+        return x + 1
+    return x
+"""),
+    case("set-comprehension", True, """
+def f(x):
+    s = {i for i in range(3)}
+    return x * len(s)
+"""),
+    case("set-comprehension", False, """
+def f(x):
+    s = [i for i in range(3)]
+    return x * len(s)
+"""),
+    case("nested-comprehension", True, """
+def f(x):
+    rows = [[1, 2], [3]]
+    return x * sum([v for row in rows for v in row])
+"""),
+    case("nested-comprehension", False, """
+def f(x):
+    rows = [[1, 2], [3]]
+    return x * sum([sum(row) for row in rows])
+"""),
+    case("complex-literal", True, """
+def f(x):
+    c = 1 + 2j
+    return x * c.real
+"""),
+    case("complex-literal", False, """
+def f(x):
+    c = complex(1, 2)
+    return x * c.real
+"""),
+    # MS403: built-ins
+    case("iter-next", True, """
+def f(x):
+    it = iter([1, 2])
+    return x * next(it)
+"""),
+    case("iter-next", False, """
+def f(x):
+    items = [1, 2]
+    return x * items[0]
+"""),
+    case("reversed-cells", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.CellList([nn.ReLU(), nn.Tanh()])
+
+    def construct(self, x):
+        for block in reversed(self.blocks):
+            x = block(x)
+        return x
+""", fixed=True),
+    case("reversed-cells", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.CellList([nn.ReLU(), nn.Tanh()])
+
+    def construct(self, x):
+        for i in reversed(range(len(self.blocks))):
+            x = self.blocks[i](x)
+        return x
+""", fixed=True),
+    case("reversed-cells", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.SequentialCell([nn.ReLU(), nn.Tanh()])
+
+    def construct(self, x):
+        for block in reversed(self.blocks):
+            x = block(x)
+        return x
+"""),
+    case("round-tensor-number", True, """
+def f(x):
+    v = x.mean().item()
+    return x * round(v)
+"""),
+    case("round-tensor-number", False, """
+def f(x):
+    return x * round(x.shape[0] / 3)
+"""),
+    case("hash", True, """
+def f(x):
+    return x * (hash("ab") % 7 + 1)
+"""),
+    case("hash", False, """
+def f(x):
+    return x * (len("ab") % 7 + 1)
+"""),
+    # MS404: with
+    case("with", True, """
+def f(x):
+    with ms._no_grad():
+        y = x * 2
+    return y
+"""),
+    case("with", False, """
+def f(x):
+    y = ops.stop_gradient(x * 2)
+    return y
+"""),
+    # MS405: classmethod
+    case("classmethod", True, """
+class Net(nn.Cell):
+    @classmethod
+    def double(cls, t):
+        return t * 2
+
+    def construct(self, x):
+        return self.double(x)
+""", fixed=True),
+    case("classmethod", False, """
+class Net(nn.Cell):
+    @staticmethod
+    def double(t):
+        return t * 2
+
+    def construct(self, x):
+        return self.double(x)
+"""),
+    # MS406: set_data
+    case("set-data", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(Tensor(np.zeros(4, np.float32)))
+
+    def construct(self, x):
+        self.p.set_data(x)
+        return self.p * 1
+""", fixed=True),
+    case("set-data", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(Tensor(np.zeros(4, np.float32)))
+
+    def construct(self, x):
+        ops.assign(self.p, x)
+        return self.p * 1
+"""),
+    # MS407: cell introspection
+    case("cell-introspection", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(4, np.float32)))
+
+    def construct(self, x):
+        return x * self.trainable_params()[0]
+"""),
+    case("cell-introspection", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(4, np.float32)))
+
+    def construct(self, x):
+        return x * self.w
+"""),
+    # MS417: an attribute __init__ creates only under a condition (mmdet's GHM-C loss)
+    case("conditional-attribute", True, """
+class Net(nn.Cell):
+    def __init__(self, momentum=0.0):
+        super().__init__()
+        self.momentum = momentum
+        if momentum > 0:
+            self.acc = Parameter(Tensor(np.zeros(4, np.float32)), requires_grad=False)
+
+    def construct(self, x):
+        mmt = self.momentum
+        if mmt > 0:
+            self.acc[0] = x.sum()
+        return x * 2
+"""),
+    case("conditional-attribute", False, """
+class Net(nn.Cell):
+    def __init__(self, momentum=0.0):
+        super().__init__()
+        self.momentum = momentum
+        self.acc = Parameter(Tensor(np.zeros(4, np.float32)), requires_grad=False)
+
+    def construct(self, x):
+        mmt = self.momentum
+        if mmt > 0:
+            self.acc[0] = x.sum()
+        return x * 2
+"""),
+    # MS408: state the graph does not keep
+    case("self-container", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.features = []
+
+    def construct(self, x):
+        self.features.append(x)
+        return x * 2
+""", observe="len(obj.features)"),
+    case("self-container", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.cache = {}
+
+    def construct(self, x):
+        self.cache["last"] = x
+        return x * 2
+""", observe="len(obj.cache)"),
+    case("self-container", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.features = []
+
+    def construct(self, x):
+        features = []
+        features.append(x)
+        return x * len(features)
+""", observe="len(obj.features)"),
+    case("global-write", True, """
+CALLS = 0
+
+
+def f(x):
+    global CALLS
+    CALLS = CALLS + 1
+    return x * 2
+""", observe="module.CALLS"),
+    case("global-write", False, """
+SCALE = 2
+
+
+def f(x):
+    return x * SCALE
+""", observe="module.SCALE"),
+    # MS409: bare method statements
+    case("statement-sort-remove", True, """
+def f(x):
+    order = [3, 1, 2]
+    order.sort()
+    return x * order[0]
+""", fixed=True),
+    case("statement-sort-remove", True, """
+def f(x):
+    order = [3, 1, 2]
+    order.remove(3)
+    return x * order[0]
+"""),
+    case("statement-sort-remove", True, """
+def f(x):
+    sizes = {"a": 1}
+    sizes.setdefault("b", 5)
+    return x * len(sizes)
+"""),
+    case("statement-sort-remove", False, """
+def f(x):
+    order = [3, 1, 2]
+    order = sorted(order)
+    order.append(4)
+    return x * order[0] * len(order)
+"""),
+    case("dict-pop", True, """
+def f(x):
+    sizes = {"a": 1, "b": 2}
+    sizes.pop("a")
+    return x * len(sizes)
+"""),
+    case("dict-pop", False, """
+def f(x):
+    order = [3, 1, 2]
+    order.pop()
+    return x * len(order)
+"""),
+    # MS410: tensor data taken into NumPy / SciPy
+    case("third-party", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(3, np.float32)))
+
+    def construct(self, x):
+        y = x * self.w
+        order = np.argsort(y.asnumpy())
+        return y[Tensor(order)].sum()
+""", inputs=(V,), grad=True),
+    # Under bytecode capture this one keeps its gradients (the argsort one above does not).
+    case("third-party", True, """
+from scipy.optimize import linear_sum_assignment
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones((3, 3), np.float32)))
+
+    def construct(self, pred):
+        cost = ops.matmul(pred, self.w)
+        rows, cols = linear_sum_assignment(cost.asnumpy())
+        return cost[Tensor(rows), Tensor(cols)].sum()
+""", inputs=(M,), grad=True, modes=["ast", "fullgraph"]),
+    case("third-party", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(3, np.float32)))
+        self.scale = float(np.sqrt(3.0))
+
+    def construct(self, x):
+        y = x * self.w
+        order = ops.sort(y)[1]
+        return y[order].sum() * self.scale
+""", inputs=(V,), grad=True),
+    # MS411: frozen at compile time
+    case("frozen-random-time", True, """
+def f(x):
+    return x * random.random()
+""", summary="changes"),
+    case("frozen-random-time", True, """
+def f(x):
+    return x * 0 + time.perf_counter()
+""", summary="changes"),
+    case("frozen-random-time", False, """
+def f(x):
+    return x * ops.rand(())
+""", summary="changes"),
+    # MS412 / MS413: branches on tensor data
+    case("branch-join", True, """
+def f(x):
+    loss = 0
+    if x.sum() > 3:
+        loss = loss + x
+    return loss
+"""),
+    case("branch-join", True, """
+def f(x):
+    if x.sum() > 3:
+        return x, x
+    return x
+"""),
+    case("branch-join", True, """
+def f(x):
+    if x.sum() > 3:
+        return x
+    return 0
+"""),
+    # speechbrain's layer-drop loop (ported): a list grows on one side of a data-dependent if.
+    # Other uses of such a list fail otherwise (len(): "The pointer[seq_abs] is null") or return
+    # a wrong value (returning the list itself). fullgraph=True captures this one whole.
+    case("branch-join", True, """
+def f(x):
+    outs = []
+    for i in range(3):
+        if x[i] > 0:
+            x = x + 1
+            outs.append(x)
+    return x, outs
+""", modes=["ast", "bytecode"]),
+    case("branch-join", False, """
+def f(x):
+    outs = []
+    for i in range(3):
+        if x[i] > 0:
+            x = x + 1
+            outs.append(x)
+        else:
+            outs.append(x * 0)
+    return x, outs
+""", extra=("MS413",)),
+    case("branch-join", False, """
+def f(x):
+    loss = ops.zeros_like(x)
+    if x.sum() > 3:
+        loss = loss + x
+    return loss
+""", extra=("MS413",)),
+    case("branch-join", False, """
+def f(x):
+    loss = 0
+    if x.shape[0] > 3:
+        loss = loss + x
+    return loss
+"""),
+    case("data-branch", True, """
+def f(x):
+    if x.max() > 1:
+        x = x / 2
+    return x
+"""),
+    case("data-branch", False, """
+def f(x):
+    if x.shape[0] > 1:
+        x = x / 2
+    return x
+"""),
+    # MS414: forward hooks
+    case("forward-hook", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.ReLU()
+        self.calls = []
+        self.inner.register_forward_hook(self.count)
+
+    def count(self, cell, inputs, output):
+        self.calls.append(1)
+
+    def construct(self, x):
+        return self.inner(x)
+""", observe="len(obj.calls)", extra=("MS408",)),  # the append in the hook is lost too
+    case("forward-hook", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.ReLU()
+        self.calls = []
+
+    def construct(self, x):
+        return self.inner(x)
+
+
+def make():
+    return Net()
+""", observe="len(obj.calls)"),
+    # MS415: views written in place
+    case("view-inplace", True, """
+def f(x):
+    x = x * 1
+    y = mint.reshape(x, (2, 2))
+    y[0] = 5
+    return x
+"""),
+    case("view-inplace", True, """
+def f(x):
+    x = x.reshape(2, 2) * 1
+    y = mint.t(x)
+    y[0] = 5
+    return x
+"""),
+    case("view-inplace", True, """
+def f(x):
+    x = x * 1
+    y = x.view(2, 2)
+    y[0] = 5
+    return x
+"""),
+    case("view-inplace", False, """
+def f(x):
+    x = x * 1
+    y = mint.reshape(x, (2, 2))
+    y[0] = 5
+    return y
+"""),
+    # MS416: identity
+    case("identity", True, """
+def f(x):
+    y = x
+    if y is x:
+        return x + 1
+    return x - 1
+"""),
+    case("identity", False, """
+def f(x, y=None):
+    if y is None:
+        return x + 1
+    return x - 1
+"""),
+    # MS420: jit settings (run once, as a script)
+    case("jit-level-o2-jit", True, """
+def double(x):
+    return x * 2
+
+
+def attempt():
+    return ms.jit(double, jit_level="O2")(Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+"""),
+    case("jit-level-o2-jit", False, """
+def double(x):
+    return x * 2
+
+
+def attempt():
+    return ms.jit(double, jit_level="O1")(Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+"""),
+    case("jit-level-o2-config", True, """
+def attempt():
+    return ms.JitConfig(jit_level="O2").jit_config_dict["backend"]
+"""),
+    case("jit-level-o2-config", False, """
+def attempt():
+    return ms.JitConfig(jit_level="O1").jit_config_dict["backend"]
+"""),
+    case("backend-ge", True, """
+def double(x):
+    return x * 2
+
+
+def attempt():
+    return ms.jit(double, backend="GE")(Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+"""),
+    case("backend-ge", False, """
+def double(x):
+    return x * 2
+
+
+def attempt():
+    return ms.jit(double, backend="ms_backend")(Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+"""),
+]
+
+
+def kind(case) -> str:
+    source = case["source"]
+    if "def attempt(" in source:
+        return "script"
+    return "layer" if "class Net(" in source else "function"
+
+
+def module_source(case) -> str:
+    """The module run and analysed: a function case is also passed to jit by name, as code
+    that compiles it would, so that msport sees it as jit code."""
+    text = HEADER + case["source"]
+    if kind(case) == "function":
+        text += "\n\ncompiled = jit(f)\n"
+    return text
