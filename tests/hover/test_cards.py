@@ -95,8 +95,15 @@ def test_alias_is_named_in_the_title(knowledge):
 
 def test_tables_line_up_for_the_terminal(knowledge):
     card = api_card(knowledge, "torch.cat", VERSION, BACKEND)
-    rows = [line for line in card.split("\n") if line.startswith("| ")]
-    assert len(rows) >= 3 and len({len(r) for r in rows}) == 1
+    tables, rows = [], []
+    for line in card.split("\n") + [""]:
+        if line.startswith("| "):
+            rows.append(line)
+        elif rows:
+            tables.append(rows)
+            rows = []
+    assert tables and all(len(t) >= 3 for t in tables)
+    assert all(len({len(r) for r in t}) == 1 for t in tables), tables  # each table's rows are as wide
 
 
 def test_finding_card_takes_why_and_fix_from_the_rule_codes(tmp_path):
