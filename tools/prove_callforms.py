@@ -144,7 +144,8 @@ def generic_apis(form, knowledge, probe: Dict) -> List[str]:
         verdict = knowledge.verdict(name, VERSION, BACKEND)
         if verdict is None or verdict.status != "equivalent" or not verdict.mindspore:
             continue
-        if probe["apis"].get(verdict.mindspore) != "ok" or verdict.mindspore not in probe.get("ran_with", {}):
+        own_example = name in dict(form.example)
+        if not own_example and (probe["apis"].get(verdict.mindspore) != "ok" or verdict.mindspore not in probe.get("ran_with", {})):
             continue
         torch_params = {p.lstrip("*") for p in (knowledge_params(name) or ())}
         target = history.entry(verdict.mindspore, VERSION)

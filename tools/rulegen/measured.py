@@ -1,0 +1,117 @@
+"""Vague table categories replaced by what the real packages show (rules/snapshots/measured-*.json).
+
+The tables often say only that "a default value differs" or "the inputs differ". For MindSpore
+2.7-2.10 msport measured each pair (tools/measure_divergences.py): the defaults of the
+parameters both signatures have, and a run of both APIs on the same inputs. A vague phrase
+becomes what was measured (which default, both values; what the run showed); where the run
+shows the two agree and no default differs, the packages disprove the table's claim for that
+call. Releases before 2.7 cannot be installed next to the others: there the phrase becomes the
+two real signatures, which say where to look. Each rewritten fact records what the tables said
+(``tables``), so that both stay visible.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from .build import Fact, GenRule
+from .facts import SNAPSHOTS, SNAPSHOT_VERSIONS, Snapshot, Version
+from .notes import CATEGORY_PHRASES, sentence
+
+MEASURED = "measured-2.10.0.json"
+INFERRED_UNCOMPARED = "not in the official mapping tables: msport matched the name, but could not compare the parameters; check them against the MindSpore documentation"
+#: Phrases that say that something differs without saying what.
+VAGUE = (
+    CATEGORY_PHRASES["param_name"], CATEGORY_PHRASES["default_value"], CATEGORY_PHRASES["param_dtype"],
+    CATEGORY_PHRASES["param_count_or_order"], CATEGORY_PHRASES["overload"], CATEGORY_PHRASES["missing_param_in_ms"],
+    CATEGORY_PHRASES["optimization_param"], "the inputs differ", "the return value differs",
+    "the official differences page describes the difference in prose",
+    "the official mapping table records a difference", "the official mapping table records a difference (see its differences page)",
+)
+
+
+def load_measured(directory: Path = SNAPSHOTS) -> Dict[str, Dict]:
+    path = directory / MEASURED
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))["pairs"]
+
+
+def _params(params: Optional[Sequence[str]]) -> Optional[str]:
+    if params is None:
+        return None
+    shown = [p for p in params if p not in ("self", "Tensor")]
+    return ", ".join(shown) if shown else "no parameters"
+
+
+def _defaults(entry: Dict) -> List[str]:
+    return [f"the default of {t} is {tv} in PyTorch and {mv} in MindSpore" + (f" (where it is named {m})" if m != t else "")
+            for t, tv, m, mv in entry.get("defaults", [])]
+
+
+def _run(entry: Dict) -> Optional[str]:
+    run = entry.get("run")
+    if run is None or run == "equal":
+        return None
+    detail = run.split(": ", 1)[1] if run.startswith("input set") else run
+    detail = detail.replace("fixed code in ", "MindSpore in ").replace(" vs original in torch", "")
+    return f"run with PyTorch's arguments ({entry['call']}), {detail} (measured)"
+
+
+class Sharpener:
+    def __init__(self, measured: Dict[str, Dict], snapshots: Dict[Version, Snapshot], torch: Snapshot):
+        self.measured, self.snapshots, self.torch = measured, snapshots, torch
+
+    def signatures(self, torch: str, mindspore: str, version: Version) -> Optional[str]:
+        snap = self.snapshots.get(version) or self.snapshots[min(self.snapshots)]
+        t, m = _params(self.torch.params(torch)), _params(snap.params(mindspore))
+        label = f"{version[0]}.{version[1]}" if version in self.snapshots else f"{min(self.snapshots)[0]}.{min(self.snapshots)[1]}"
+        if t is None and m is None:
+            return None
+        if t is None:
+            return f"{mindspore} takes ({m}) in MindSpore {label}, and PyTorch's signature is not introspectable: match the arguments by position and meaning"
+        if m is None:
+            return f"PyTorch's {torch} takes ({t}); {mindspore}'s signature is not introspectable in MindSpore {label}: pass the arguments by position"
+        return f"PyTorch's {torch} takes ({t}) and {mindspore} takes ({m}) in MindSpore {label}: pass them by position where the names differ"
+
+    def fact(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
+        phrases = [p for p in fact.note.split("; ") if p] if fact.note else []
+        inferred = fact.note == INFERRED_UNCOMPARED or fact.note.endswith("but could not compare the parameters; check them against the MindSpore documentation")
+        if not inferred and not any(p in VAGUE for p in phrases):
+            return fact
+        entry = self.measured.get(f"{torch} -> {mindspore}", {}) if version in SNAPSHOT_VERSIONS else {}
+        defaults, run = _defaults(entry), _run(entry)
+        equal = entry.get("run") == "equal"
+        tables = fact.note
+        if inferred:
+            prefix = fact.note.split("msport matched the name")[0]
+            if equal and not defaults:
+                return Fact("equivalent", f"{prefix}msport matched the name and ran both on the same inputs ({entry['call']}) with equal results", fact.renames, fact.diff)  # noqa: E501
+            found = defaults + ([run] if run else [])
+            if not found:
+                signatures = self.signatures(torch, mindspore, version)
+                found = [signatures] if signatures else [f"{mindspore} has the same name, but neither package exposes its parameters and msport has no call to run both with: run your call on both before relying on it"]
+            return Fact("divergent", sentence([*found, f"{prefix}msport matched the name"]), fact.renames, fact.diff)
+        kept = [p for p in phrases if p not in VAGUE]
+        found = defaults + ([run] if run else [])
+        if not found and not equal:
+            signatures = self.signatures(torch, mindspore, version)
+            if signatures:
+                found = [signatures]
+        if not kept and not found:
+            # Measured equal with equal defaults: the packages disprove the table's claim.
+            return Fact("equivalent", "", (), None, tables=f"{fact.status}: {tables}")
+        return Fact(fact.status, sentence(kept + found), fact.renames, fact.diff, tables=f"{fact.status}: {tables}")
+
+
+def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS) -> None:
+    """Replace the vague phrases of every generated fact (before curated facts are laid over)."""
+    sharpener = Sharpener(load_measured(directory), snapshots, torch)
+    for rule in rules.values():
+        for target in rule.targets:
+            if not target.mindspore:
+                continue
+            for version, fact in list(target.versions.items()):
+                target.versions[version] = sharpener.fact(rule.torch, target.mindspore, version, fact)
