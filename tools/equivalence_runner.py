@@ -12,7 +12,7 @@ milliseconds. Each case is a JSON object:
     fixed       the same, for the fixed code
     args        names of the inputs passed to f, in order
     inputs      a list of input sets (several shapes); each maps a name to
-                [dtype, shape, kind] (kind: normal, positive, ties, int, bool; default by dtype)
+                [dtype, shape, kind] (kind: normal, positive, ties, int, bool, complex; default by dtype)
                 or [dtype, value, "value"] for a literal array
     modes       how to run MindSpore code: ["pynative", "jit"] (default both; mindspore.jit)
     repeat      how many times in a row each mode runs on the same inputs (default 1): results
@@ -23,7 +23,8 @@ milliseconds. Each case is a JSON object:
     check_dtype compare dtypes too (default true)
     atol, rtol  tolerances (default 1e-5 both)
 
-For every input set, f of the original code is run once (torch) or in each mode (MindSpore),
+A case whose original code raises reports "the original raised: ..." (the call is invalid
+for its own framework). For every input set, f of the original code is run once (torch) or in each mode (MindSpore),
 f of the fixed code in each mode, and every fixed result must equal the first original result:
 same structure, shapes, values within the tolerances (NaN equal to NaN), and dtypes when asked.
 Each case's source is written to a module file and imported, since mindspore.jit reads the
@@ -116,6 +117,8 @@ def _child(cases_path: str, results_path: str) -> None:
             return rng.random(shape) > 0.5
         if kind == "int":
             return rng.integers(-5, 6, shape).astype(dtype)
+        if kind == "complex":
+            return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
         if kind == "positive":
             return rng.uniform(0.1, 0.9, shape).astype(dtype)
         if kind == "ties":
@@ -132,7 +135,7 @@ def _child(cases_path: str, results_path: str) -> None:
         if isinstance(value, (tuple, list)):
             return [leaf for item in value for leaf in flatten(item)]
         if isinstance(value, torch.Tensor):
-            return [(value.detach().cpu().numpy(), str(value.dtype).replace("torch.", ""))]
+            return [(value.detach().cpu().resolve_conj().numpy(), str(value.dtype).replace("torch.", ""))]
         if isinstance(value, ms.Tensor):
             return [(value.asnumpy(), str(value.dtype).lower())]
         if isinstance(value, (bool, int, float)):
@@ -192,7 +195,13 @@ def _child(cases_path: str, results_path: str) -> None:
                     rng = np.random.default_rng([zlib.crc32(case["id"].encode("utf-8")), position])
                     arrays = [make(input_set[name], rng) for name in case["args"]]
                     expected = None
-                    for label, result in runs(case["original"], original, arrays):
+                    try:
+                        original_runs = list(runs(case["original"], original, arrays))
+                    except Exception:
+                        # The original itself is not valid code for these inputs: nothing to compare.
+                        detail = "the original raised: " + traceback.format_exc(limit=3).strip().splitlines()[-1]
+                        break
+                    for label, result in original_runs:
                         leaves = flatten(result)
                         if expected is None:
                             expected, reference = leaves, label

@@ -125,3 +125,75 @@ def test_backend_aware_targets():
     assert cpu_adam.mindspore == "mindspore.experimental.optim.Adam" and "unchanged" in cpu_adam.note
     assert knowledge.verdict("torch.optim.Adam", (2, 10), "ascend").mindspore == "mindspore.mint.optim.Adam"
     assert knowledge.verdict("torch.nn.Dropout", (2, 10), "cpu").mindspore == "mindspore.nn.Dropout"
+
+
+MEASURE = r'''
+import json, warnings
+warnings.filterwarnings("ignore")
+import numpy as np
+import mindspore as ms
+from mindspore import mint, nn
+import mindspore.experimental.optim as optim
+ms.set_device("CPU")
+out = {}
+names = ["float32", "float", "float64", "double", "float16", "half", "int8", "int16", "short", "int32", "int",
+         "int64", "long", "uint8", "bool", "complex64", "cfloat", "complex128", "cdouble"]
+out["dtypes"] = {n: str(ms.dtype_to_nptype(getattr(ms, n)).__name__).rstrip("_") for n in names}
+
+def step(make):
+    net = nn.Dense(3, 2)
+    params = net.trainable_params()
+    before = [p.asnumpy().copy() for p in params]
+    opt = make(params)
+    opt(tuple(ms.Tensor(np.ones(p.shape, np.float32)) for p in params))
+    return any(not np.allclose(b, p.asnumpy()) for b, p in zip(before, params))
+
+out["mint_adam_changes"] = step(lambda p: mint.optim.Adam(p, lr=0.1))
+out["experimental_adam_changes"] = step(lambda p: optim.Adam(p, lr=0.1))
+x = ms.Tensor(np.ones((2, 3), np.float32))
+drop = mint.nn.Dropout(0.5)
+drop.set_train(True)
+try:
+    drop(x).asnumpy()
+    out["mint_dropout_trains_on_cpu"] = True
+except RuntimeError:
+    out["mint_dropout_trains_on_cpu"] = False
+out["device"] = x.device
+out["requires_grad_returns"] = repr(ms.Tensor(np.ones(2, np.float32)).requires_grad_(True))
+a = np.zeros(2, np.float32)
+t = ms.tensor(a)
+a[0] = 5
+out["tensor_copies"] = float(t.asnumpy()[0]) == 0.0
+seq = nn.SequentialCell()
+seq.insert_child_to_cell("relu", nn.ReLU())
+out["insert_child_runs_identity"] = seq(ms.Tensor(np.array([-1.0], np.float32))).asnumpy().tolist()
+seq = nn.SequentialCell()
+seq.append(nn.ReLU())
+out["append_runs_relu"] = seq(ms.Tensor(np.array([-1.0], np.float32))).asnumpy().tolist()
+out["arange"] = [str(ms.ops.arange(5).dtype), ms.ops.arange(0, 1, 0.25).asnumpy().tolist()]
+print(json.dumps(out))
+'''
+
+
+def test_the_measured_facts_behind_these_verdicts_still_hold():
+    """The curated verdicts of rules/curated/verdicts.toml, re-measured on mindspore 2.10 (CPU)."""
+    import subprocess
+    import sys
+
+    import numpy as np
+    import torch
+
+    done = subprocess.run([sys.executable, "-c", MEASURE], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    torch_dtypes = {n: str(getattr(torch, n)).replace("torch.", "") for n in facts["dtypes"]}
+    assert facts["dtypes"] == torch_dtypes  # same name, same dtype
+    assert facts["mint_adam_changes"] is False and facts["experimental_adam_changes"] is True
+    assert facts["mint_dropout_trains_on_cpu"] is False
+    assert facts["device"] == "CPU"
+    assert facts["requires_grad_returns"] == "None"
+    assert facts["tensor_copies"] is True
+    shared = np.zeros(2, np.float32)
+    assert float(torch.as_tensor(shared).numpy()[0]) == 0.0 and (shared.__setitem__(0, 5) or float(torch.as_tensor(shared)[0]) == 5.0)
+    assert facts["insert_child_runs_identity"] == [-1.0] and facts["append_runs_relu"] == [0.0]
+    assert facts["arange"] == ["Int64", torch.arange(0, 1, 0.25).tolist()] and str(torch.arange(5).dtype) == "torch.int64"

@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..knowledge.api_history import default_history
+from ..knowledge.signatures import mindspore_entry, torch_entry
 from ..knowledge.callforms import CallForm
 from .findings import Edit, Span
 from .rewriting import node_text
@@ -39,10 +39,9 @@ class Signature:
 def signature_for(torch: str, target: Optional[str], version) -> Signature:
     """The real parameter names of *torch* and of *target* in MindSpore *version* (the newest
     snapshot that has it when the version has none)."""
-    history = default_history()
-    torch_entry = history.entry(torch)
-    target_entry = (history.entry(target, version) or history.entry(target)) if target else None
-    return Signature(torch_entry[1] if torch_entry else None, target_entry[1] if target_entry else None)
+    found = torch_entry(torch)
+    target_found = mindspore_entry(target, version) if target else None
+    return Signature(found[1] if found else None, target_found[1] if target_found else None)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 #: The templates every finding and fix title of MS101-MS103 is written from.
 MESSAGES = ("equivalent", "equivalent_note", "divergent", "divergent_measured", "missing", "missing_elsewhere",
             "call", "call_divergent", "call_divergent_api", "call_rewritten", "fix_rename", "fix_rewrite", "fix_unsafe", "reason_unproven", "reason_not_called",
-            "reason_unpacked", "reason_shape", "reason_container", "reason_form_unproven")
+            "reason_unpacked", "reason_shape", "reason_container", "reason_version", "reason_form_unproven")
 _FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "message", "example", "title")
 
 
@@ -102,6 +102,8 @@ class CallForms:
     messages: Dict[str, str] = field(default_factory=dict)
     #: (form id, torch, MindSpore) -> the shapes the prover ran with equal results.
     proven: Dict[Tuple[str, str, str], FrozenSet[str]] = field(default_factory=dict)
+    #: (form id, torch, MindSpore) -> (positional arguments, keywords) of the calls run.
+    proven_calls: Dict[Tuple[str, str, str], FrozenSet[Tuple[int, FrozenSet[str]]]] = field(default_factory=dict)
     _by_api: Dict[str, Tuple[CallForm, ...]] = field(default_factory=dict, repr=False)
     _generic: Tuple[CallForm, ...] = ()
 
@@ -122,6 +124,10 @@ class CallForms:
 
     def proven_shapes(self, form: str, torch: str, mindspore: Optional[str]) -> FrozenSet[str]:
         return self.proven.get((form, torch, mindspore or ""), frozenset())
+
+    def proven_call_shapes(self, form: str, torch: str, mindspore: Optional[str]):
+        """(positional arguments, keywords) of the calls run for the triple."""
+        return self.proven_calls.get((form, torch, mindspore or ""), frozenset())
 
     def by_id(self, form_id: str) -> Optional[CallForm]:
         return next((f for f in self.forms if f.id == form_id), None)
@@ -219,7 +225,7 @@ def load_callforms(directory: Optional[Path] = None) -> CallForms:
             problems.append(RuleProblem(FILE_NAME, "[messages]", name, "is required"))
     return CallForms(forms=tuple(forms), problems=tuple(problems), dtype_hints=dtype_hints,
                      torch_containers=frozenset(data.get("torch_containers", [])), messages=dict(messages),
-                     proven=_load_proven(directory / PROVEN_FILE))
+                     **_load_proven(directory / PROVEN_FILE))
 
 
 def _string_map(table: Any, label: str, problems: List[RuleProblem]) -> Dict[str, str]:
@@ -229,21 +235,27 @@ def _string_map(table: Any, label: str, problems: List[RuleProblem]) -> Dict[str
     return dict(table)
 
 
-def _load_proven(path: Path) -> Dict[Tuple[str, str, str], FrozenSet[str]]:
+def _load_proven(path: Path) -> Dict[str, Dict]:
+    """{"proven": shapes per triple, "proven_calls": call shapes per triple}."""
     if not path.is_file():
         return {}
     try:
         data = read_toml(path)
     except RuleFileError:
         return {}  # an unreadable file proves nothing: every form rewrite stays unsafe
+    from .proven import call_shape
+
     proven: Dict[Tuple[str, str, str], FrozenSet[str]] = {}
+    calls: Dict[Tuple[str, str, str], FrozenSet] = {}
     for item in data.get("proven", []):
         if not isinstance(item, Mapping) or not all(isinstance(item.get(k), str) for k in ("form", "torch", "mindspore")):
             continue
         shapes = frozenset(s for s in item.get("shapes", []) if s in SHAPES)
         key = (item["form"], item["torch"], item["mindspore"])
         proven[key] = proven.get(key, frozenset()) | shapes
-    return proven
+        found = {call_shape(c) for c in item.get("calls", []) if isinstance(c, str)}
+        calls[key] = calls.get(key, frozenset()) | frozenset(s for s in found if s is not None)
+    return {"proven": proven, "proven_calls": calls}
 
 
 default_callforms = load_once(load_callforms)

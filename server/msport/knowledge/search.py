@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
-from .api_history import default_history
+from .signatures import mindspore_entry
 from .loader import RuleFileError, read_toml, rules_dir
 from .shared import load_once
 
@@ -62,12 +62,9 @@ def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Op
         if target:
             return messages["inplace"].format_map(_Keep(short=short, base=base, target=target, torch=torch_name))
     spaces = rules.spaces_for(torch_name)
-    history = default_history()
-    snapshots = history.snapshots("mindspore")
-    newest = snapshots[-1].apis if snapshots else {}
     for space in spaces:
         found = f"{space}.{short}"
-        entry = newest.get(found)
+        entry = mindspore_entry(found)
         if entry is not None and entry[0] != "module":
             return messages["other_kind"].format_map(_Keep(found=found, kind=entry[0], torch=torch_name,
                                                            torch_kind=torch_kind, short=short))

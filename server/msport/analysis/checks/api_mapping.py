@@ -28,6 +28,8 @@ _CATEGORIES = {
     "equivalent": Category.EQUIVALENT_API,
 }
 _BACKEND_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+#: The MindSpore release tools/prove_callforms.py runs the rewrites on (the installable newest).
+PROVEN_ON = (2, 10)
 
 
 class ApiMappingCheck(Check):
@@ -185,7 +187,8 @@ class ApiMappingCheck(Check):
         """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()))."""
         containers = default_callforms().torch_containers
         child, parent = call, parents.get(id(call))
-        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred)):
+        # Through literals, unpacking and comprehensions: nn.ModuleList([nn.Conv2d(...) for ...]).
+        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)):
             child, parent = parent, parents.get(id(parent))
         if not isinstance(parent, ast.Call) or child is parent.func:
             return False
@@ -201,7 +204,20 @@ class ApiMappingCheck(Check):
         return render(matched.form.message, torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
                       value=matched.value or "", where=self._where())
 
+    def _call_run(self, node: ast.AST, torch: str, target: str, call: CallVerdict) -> bool:
+        """Whether a call bound like this one (as many positional arguments, the same keywords)
+        was run, rewritten, by the prover of one of its forms: that run proves the rename too."""
+        written = called_by(self.chunk.tree, node)
+        if written is None or any(isinstance(a, ast.Starred) for a in written.args) or any(k.arg is None for k in written.keywords):
+            return False
+        shape = (len(written.args), frozenset(k.arg for k in written.keywords))
+        forms = default_callforms()
+        return any(shape in forms.proven_call_shapes(f.id, torch, target) for f in call.forms if f.verdict == "rewrite")
+
     def _call_proven(self, verdict: Verdict, call: CallVerdict) -> bool:
+        """Every rewrite of the call was run for its shapes, on the release the proofs ran on."""
+        if self.settings.version != PROVEN_ON:
+            return False
         forms = default_callforms()
         target = call.retarget or verdict.mindspore
         for form in call.forms:
@@ -229,11 +245,13 @@ class ApiMappingCheck(Check):
         templates = self._templates
         if any(f.condition("inside") for f in call.forms):
             return templates["reason_container"]
+        if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
+            return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
+        forms = default_callforms()
         if call.retarget is None:
             reason = call_safety(self.chunk.tree, node, verdict.torch, target, ignore=[m.keyword for m in call.matched if m.keyword])
-            if reason:
+            if reason and not self._call_run(node, verdict.torch, target, call):
                 return reason
-        forms = default_callforms()
         for form in call.forms:
             if form.verdict != "rewrite":
                 continue
