@@ -48,6 +48,7 @@ GENERIC_APIS = 6
 EXTRA_LEGEND = {
     "x4b": ["float32", [1, 4, 8, 8], "positive"],
     "y4": ["float32", [1, 3, 8, 8], "positive"],
+    "seq": ["float32", [5, 3, 8], "normal"],  # (length, batch, embedding) for attention
 }
 #: The value a generic keyword form's example adds to a probe call.
 GENERIC_VALUES = {
@@ -207,7 +208,7 @@ def cases_for(form, knowledge, probe, analyzer, settings) -> Tuple[List[Dict], D
         trigger = form.condition("keyword")
         for shape, arguments, variables in shapes_of(built, knowledge_params(name) or (), trigger if trigger != "*" else None):
             text = f"({arguments})({called})" if layer else arguments
-            snippet = call_snippet(name, text, variables)
+            snippet = call_snippet(name, text, variables, {**LEGEND, **EXTRA_LEGEND})
             if snippet is None:
                 continue
             source, inputs = snippet

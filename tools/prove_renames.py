@@ -70,7 +70,8 @@ HEADER = """\
 """
 
 
-def call_snippet(torch_name: str, arguments: str, variables: Dict[str, str] = None) -> Optional[Tuple[str, List[str]]]:
+def call_snippet(torch_name: str, arguments: str, variables: Dict[str, str] = None,
+                 legend: Dict[str, list] = LEGEND) -> Optional[Tuple[str, List[str]]]:
     """(torch source defining f, names of f's inputs) for `torch_name(<arguments>)`, where the
     arguments are written as in the probe ("x, 0, xi", "['x', 'x']", "x, dim=1"); for a layer
     class, as "(<constructor arguments>)(<call arguments>)". *variables*: module-level names
@@ -88,9 +89,9 @@ def call_snippet(torch_name: str, arguments: str, variables: Dict[str, str] = No
     def render(node) -> Optional[str]:
         if isinstance(node, ast.Name) and node.id in variables:
             return node.id
-        if isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in LEGEND):
+        if isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in legend):
             name = node.id if isinstance(node, ast.Name) else node.value
-            if name not in LEGEND:
+            if name not in legend:
                 return None
             params.append(f"a{len(params)}")
             inputs.append(name)
