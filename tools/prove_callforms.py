@@ -36,10 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "tools"))
 
+import re  # noqa: E402
+
 from equivalence_runner import run_cases  # noqa: E402
 from prove_renames import LEGEND, PROBE, call_snippet, knowledge_params  # noqa: E402
 
 OUT = ROOT / "rules" / "proven_callforms.toml"
+#: A layer's example: "(constructor arguments)(call arguments)".
+LAYER = re.compile(r"\((.*)\)\((.*)\)")
 VERSION, BACKEND = (2, 10), "cpu"
 #: At most this many APIs per generic form (in name order): enough to prove the rewrite on
 #: several signatures, few enough to keep the CI re-run to minutes.
@@ -179,7 +183,7 @@ def generic_call(form, name: str, target: str, probe: Dict) -> Optional[str]:
     if arguments is None or keyword not in GENERIC_VALUES:
         return None
     extra = f"{keyword}={GENERIC_VALUES[keyword]}"
-    if arguments.startswith("("):
+    if LAYER.fullmatch(arguments):
         built, _, called = arguments[1:].partition(")(")
         return f"({', '.join(p for p in (built, extra) if p)})({called[:-1] if called.endswith(')') else called}"
     return f"{arguments}, {extra}"
@@ -202,7 +206,7 @@ def cases_for(form, knowledge, probe, analyzer, settings) -> Tuple[List[Dict], D
     """Runner cases for every (API, shape) of a form, and what each case proves."""
     cases, meaning = [], {}
     for name, target, example in examples(form, knowledge, probe):
-        layer = example.startswith("(")
+        layer = bool(LAYER.fullmatch(example))
         built, _, called = example[1:].partition(")(") if layer else (example, "", "")
         called = called[:-1] if called.endswith(")") else called
         trigger = form.condition("keyword")
