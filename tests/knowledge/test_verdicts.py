@@ -171,6 +171,15 @@ seq = nn.SequentialCell()
 seq.append(nn.ReLU())
 out["append_runs_relu"] = seq(ms.Tensor(np.array([-1.0], np.float32))).asnumpy().tolist()
 out["arange"] = [str(ms.ops.arange(5).dtype), ms.ops.arange(0, 1, 0.25).asnumpy().tolist()]
+out["type"] = isinstance(ms.float32, ms.Type)
+out["clamp_min"] = ms.Tensor(np.array([-1.0, 2.0], np.float32)).clamp(min=0).asnumpy().tolist()
+out["scalar"] = str(ms.tensor(3.0).dtype)
+out["eps"] = float(np.finfo(ms.dtype_to_nptype(ms.float32)).eps)
+try:
+    ms.Tensor(np.ones(2, np.float32)).requires_grad
+    out["tensor_requires_grad"] = True
+except AttributeError:
+    out["tensor_requires_grad"] = False
 print(json.dumps(out))
 '''
 
@@ -197,3 +206,6 @@ def test_the_measured_facts_behind_these_verdicts_still_hold():
     assert float(torch.as_tensor(shared).numpy()[0]) == 0.0 and (shared.__setitem__(0, 5) or float(torch.as_tensor(shared)[0]) == 5.0)
     assert facts["insert_child_runs_identity"] == [-1.0] and facts["append_runs_relu"] == [0.0]
     assert facts["arange"] == ["Int64", torch.arange(0, 1, 0.25).tolist()] and str(torch.arange(5).dtype) == "torch.int64"
+    assert facts["type"] is True and facts["scalar"] == "Float32" and facts["tensor_requires_grad"] is False
+    assert facts["clamp_min"] == torch.tensor([-1.0, 2.0]).clamp_min(0).tolist()
+    assert facts["eps"] == torch.finfo(torch.float32).eps
