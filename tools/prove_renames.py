@@ -162,12 +162,28 @@ def candidates(knowledge, probe: Dict) -> List[Tuple[str, str, str]]:
         # also written by keyword and with the first argument positional and the rest by
         # keyword: the fix is safe only for calls shaped like one that was run.
         params = [p for p in (knowledge_params(name) or ()) if p not in ("self", "Tensor")]
-        for variant in (arguments, f"{arguments}, 1"):
+        for variant in (arguments, f"{arguments}, 1", *scalar_variants(arguments)):
             shapes = [variant, *keyword_shapes(variant, params)]
             if name.startswith(COMPLEX_INPUT):
                 shapes += [re.sub(r"\bx\b", "xc", shape) for shape in shapes]  # complex input too
             found.extend((name, verdict.mindspore, shape) for shape in shapes)
     return found
+
+
+def scalar_variants(arguments: str) -> List[str]:
+    """The call with a Python number in place of a tensor operand after the first (the second,
+    and the last): `torch.where(m, 1.0, x)` is another call than `torch.where(m, y, x)`."""
+    try:
+        args = ast.parse(f"f({arguments})", mode="eval").body.args
+    except SyntaxError:
+        return []
+    tensors = [i for i, a in enumerate(args) if i > 0 and isinstance(a, ast.Name) and LEGEND.get(a.id, [""])[0].startswith("float")]
+    variants = []
+    for index in sorted({tensors[0], tensors[-1]}) if tensors else ():
+        items = [ast.unparse(a) for a in args]
+        items[index] = "0.5"
+        variants.append(", ".join(items))
+    return variants
 
 
 def knowledge_params(torch_name: str) -> Optional[Tuple[str, ...]]:

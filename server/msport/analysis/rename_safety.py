@@ -13,7 +13,7 @@ import ast
 from typing import Iterable, Optional
 
 from ..knowledge.callforms import default_callforms
-from ..knowledge.proven import proven_shapes
+from ..knowledge.proven import covered, proven_shapes, shape_of
 from .call_forms import render
 from .parents import called_by
 
@@ -29,21 +29,23 @@ def call_safety(tree: ast.AST, node: ast.AST, torch: str, mindspore: Optional[st
         return render(templates["reason_unproven"], target=mindspore or "")
     if call is None:
         return templates["reason_not_called"]
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    shape = shape_of(call)
+    if shape is None:
         return templates["reason_unpacked"]
     ignored = set(ignore)
-    keywords = frozenset(k.arg for k in call.keywords if k.arg not in ignored)
-    positional = len([a for a in call.args])
-    if (positional, keywords) in shapes:
+    positional, keywords, numbers = shape
+    keywords = frozenset(k for k in keywords if k not in ignored)
+    if covered((positional, keywords, numbers), shapes):
         return None
     # A keyword the form rewrites may be passed by position too: count it out once.
-    if ignored and any((positional - i, keywords) in shapes for i in range(1, len(ignored) + 1)):
+    if ignored and any(covered((positional - i, keywords, frozenset(n for n in numbers if n < positional - i)), shapes)
+                       for i in range(1, len(ignored) + 1)):
         return None
-    written = ", ".join([f"{positional} positional"] + [f"{k}=" for k in sorted(keywords)])
-    proven = "; ".join(sorted(_shape_text(s) for s in shapes))
-    return render(templates["reason_shape"], written=written, proven=proven)
+    proven = "; ".join(sorted({_shape_text(s) for s in shapes}))
+    return render(templates["reason_shape"], written=_shape_text((positional, keywords, numbers)), proven=proven)
 
 
 def _shape_text(shape) -> str:
-    positional, keywords = shape
-    return ", ".join([f"{positional} positional"] + [f"{k}=" for k in sorted(keywords)])
+    positional, keywords, numbers = shape
+    args = [("a number" if i in numbers else "a value") for i in range(positional)]
+    return ", ".join([f"{positional} positional" + (f" ({', '.join(args)})" if numbers else "")] + [f"{k}=" for k in sorted(keywords)])

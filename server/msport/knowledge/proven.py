@@ -19,8 +19,8 @@ from .shared import load_once
 
 FILE_NAME = "proven_renames.toml"
 
-#: (positional arguments, keyword names) of one proven call.
-CallShape = Tuple[int, FrozenSet[str]]
+#: (positional arguments, keyword names, positions holding a Python number) of one call.
+CallShape = Tuple[int, FrozenSet[str], FrozenSet[int]]
 
 
 def load_proven(directory: Optional[Path] = None) -> Dict[Tuple[str, str], FrozenSet[CallShape]]:
@@ -45,7 +45,7 @@ def load_proven(directory: Optional[Path] = None) -> Dict[Tuple[str, str], Froze
 
 
 def call_shape(call: str) -> Optional[CallShape]:
-    """Positional arguments and keywords of a recorded call: "x, dim=1" -> (1, {dim}); a
+    """The shape of a recorded call: "x, dim=1" -> (1, {dim}, {}); "x, 1" -> (2, {}, {1}); a
     layer's "(3)(x)" -> its constructor's, which is the call the rename edits."""
     layer = re.fullmatch(r"\((.*)\)\((.*)\)", call)
     text = layer.group(1) if layer else call
@@ -53,9 +53,29 @@ def call_shape(call: str) -> Optional[CallShape]:
         parsed = ast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
         return None
-    if any(isinstance(a, ast.Starred) for a in parsed.args) or any(k.arg is None for k in parsed.keywords):
+    return shape_of(parsed)
+
+
+def shape_of(call: ast.Call) -> Optional[CallShape]:
+    """A call's shape; None when it unpacks *args or **kwargs (what they hold is unknown)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
-    return len(parsed.args), frozenset(k.arg for k in parsed.keywords)
+    numbers = frozenset(i for i, a in enumerate(call.args) if _number(a))
+    return len(call.args), frozenset(k.arg for k in call.keywords), numbers
+
+
+def _number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def covered(shape: CallShape, proven) -> bool:
+    """A proven call has as many positional arguments and the same keywords, and a Python number
+    only where the proven call had one too (a number where a tensor was run is another call:
+    mint.where(m, 1.0, x), mint.xlogy(2.0, x))."""
+    count, keywords, numbers = shape
+    return any(count == c and keywords == k and numbers <= n for c, k, n in proven)
 
 
 default_proven = load_once(load_proven)

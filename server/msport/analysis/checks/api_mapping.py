@@ -11,6 +11,7 @@ from typing import Optional
 
 from ...knowledge.callforms import default_callforms
 from ...knowledge.model import Verdict
+from ...knowledge.proven import covered, shape_of
 from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
 from ..dtype_hints import DtypeOracle
 from ..names import Instance, Ref, names_tensor_method
@@ -208,11 +209,11 @@ class ApiMappingCheck(Check):
         """Whether a call bound like this one (as many positional arguments, the same keywords)
         was run, rewritten, by the prover of one of its forms: that run proves the rename too."""
         written = called_by(self.chunk.tree, node)
-        if written is None or any(isinstance(a, ast.Starred) for a in written.args) or any(k.arg is None for k in written.keywords):
+        shape = shape_of(written) if written is not None else None
+        if shape is None:
             return False
-        shape = (len(written.args), frozenset(k.arg for k in written.keywords))
         forms = default_callforms()
-        return any(shape in forms.proven_call_shapes(f.id, torch, target) for f in call.forms if f.verdict == "rewrite")
+        return any(covered(shape, forms.proven_call_shapes(f.id, torch, target)) for f in call.forms if f.verdict == "rewrite")
 
     def _call_proven(self, verdict: Verdict, call: CallVerdict) -> bool:
         """Every rewrite of the call was run for its shapes, on the release the proofs ran on."""
