@@ -125,9 +125,32 @@ class Sharpener:
         return f"PyTorch's {torch} takes ({t}) and {mindspore} takes ({m}) in MindSpore {label}: pass them by position where the names differ"
 
     def fact(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
+        fact = self._sharpened(torch, mindspore, version, fact)
+        phrases = [p for p in fact.note.split("; ") if p] if fact.note else []
+        if fact.status == "divergent" and fact.renames and phrases and all(_renaming(p) for p in phrases):
+            # Only keyword names differ: a call by position ports as it is, and the call form
+            # renamed-keyword (rules/callforms.toml) rewrites the keywords a call passes; unless
+            # the run shows it computes something else (ops.sort's int32 indices).
+            entry = self._measured(torch, mindspore, version)
+            run = _run(entry)
+            if run and _computes_otherwise(torch, entry):
+                return Fact("divergent", sentence([run, *phrases]), fact.renames, fact.diff, tables=fact.tables)
+            return Fact("equivalent", fact.note, fact.renames, fact.diff, tables=fact.tables or f"divergent: {fact.note}")
+        return fact
+
+    def _measured(self, torch: str, mindspore: str, version: Version) -> Dict:
+        """The 2.10 measurement, for 2.7-2.10 where the target exists, and for the releases before
+        2.7 when its signature is the same in every snapshot (the best evidence there is)."""
+        if version not in SNAPSHOT_VERSIONS:
+            signatures = {snap.params(mindspore) for snap in self.snapshots.values()}
+            if len(signatures) != 1 or None in signatures:
+                return {}
+        return self.measured.get(f"{torch} -> {mindspore}", {})
+
+    def _sharpened(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
         phrases = [p for p in fact.note.split("; ") if p] if fact.note else []
         inferred = fact.note == INFERRED_UNCOMPARED or fact.note.endswith("but could not compare the parameters; check them against the MindSpore documentation")
-        entry = self.measured.get(f"{torch} -> {mindspore}", {}) if version in SNAPSHOT_VERSIONS else {}
+        entry = self._measured(torch, mindspore, version)
         defaults, run = _defaults(entry), _run(entry)
         equal = _equal(entry)
         tables = fact.note
@@ -156,6 +179,10 @@ class Sharpener:
             # Measured equal with equal defaults: the packages disprove the table's claim.
             return Fact("equivalent", "", (), None, tables=f"{fact.status}: {tables}")
         return Fact(fact.status, sentence(kept + found), fact.renames, fact.diff, tables=f"{fact.status}: {tables}")
+
+
+def _renaming(phrase: str) -> bool:
+    return bool(re.fullmatch(r"(parameters? .+ (is|are) named .+|not in the official mapping tables: msport matched the name)", phrase))
 
 
 def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS) -> None:

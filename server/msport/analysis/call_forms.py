@@ -34,14 +34,16 @@ class Signature:
 
     torch: Optional[Tuple[str, ...]]
     target: Optional[Tuple[str, ...]]
+    #: torch keyword -> MindSpore keyword, as the API's rule records them.
+    renames: Tuple[Tuple[str, str], ...] = ()
 
 
-def signature_for(torch: str, target: Optional[str], version) -> Signature:
+def signature_for(torch: str, target: Optional[str], version, renames=()) -> Signature:
     """The real parameter names of *torch* and of *target* in MindSpore *version* (the newest
-    snapshot that has it when the version has none)."""
+    snapshot that has it when the version has none), and the rule's keyword renames."""
     found = torch_entry(torch)
     target_found = mindspore_entry(target, version) if target else None
-    return Signature(found[1] if found else None, target_found[1] if target_found else None)
+    return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames))
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,8 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
             return None
         if keyword in {_strip(p) for p in signature.target}:
             return None
+    if form.condition("renamed") and keyword not in dict(signature.renames):
+        return None
     has = form.condition("target_has")
     if has and (signature.target is None or has not in {_strip(p) for p in signature.target}):
         return None
@@ -231,7 +235,7 @@ def judge_call(call: ast.Call, forms: Sequence[CallForm], signature: Signature, 
     edits: Tuple[Edit, ...] = ()
     retarget = next((str(r.args[0]) for m in matched for r in m.form.rewrites if r.op == "retarget"), None)
     if status in ("rewrite", "equivalent"):
-        arguments = _rewritten_arguments(call, bound, matched, lines)
+        arguments = _rewritten_arguments(call, bound, matched, lines, signature.renames)
         if arguments is None:
             return CallVerdict(tuple(matched), "divergent", (), None, _shapes(bound, matched))
         if arguments != _written_arguments(call, lines):
@@ -266,7 +270,8 @@ def _shapes(bound: Bound, matched: Sequence[Matched]) -> Tuple[str, ...]:
 
 # -- rewrites ------------------------------------------------------------------------
 
-def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched], lines: Sequence[str]) -> Optional[List[str]]:
+def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched], lines: Sequence[str],
+                         renames: Sequence[Tuple[str, str]] = ()) -> Optional[List[str]]:
     """The call's argument list after every matched form's rewrite ([] of nothing to change is
     an empty list of edits: None means a rewrite cannot be written for this call, e.g. a
     value to map is not a literal)."""
@@ -294,9 +299,9 @@ def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched
                         return None  # later positional arguments would shift
                     positional.pop()
                 keywords = [(n, t) for n, t in keywords if n != name]
-            elif op in ("rename", "to_keyword"):
-                old = str(args[0])
-                new = str(args[1]) if op == "rename" else old
+            elif op in ("rename", "to_keyword", "rule_rename"):
+                old = m.keyword if op == "rule_rename" else str(args[0])
+                new = dict(renames).get(old, old) if op == "rule_rename" else str(args[1]) if op == "rename" else old
                 keywords = [(new if n == old else n, t) for n, t in keywords]
                 positional, moved = _to_keywords(positional, old)
                 if moved is None:

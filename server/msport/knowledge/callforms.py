@@ -27,7 +27,7 @@ PROVEN_FILE = "proven_callforms.toml"
 VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 #: Conditions on a call; analysis/call_forms.py interprets each (all given must hold).
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
-            "unused_result", "kind", "target_has")
+            "unused_result", "kind", "target_has", "renamed")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
                "sequence", "literal", "variable")
 INSIDE = ("torch-container",)
@@ -35,7 +35,7 @@ DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")
 #: Rewrites; analysis/call_forms.py builds the edits.
 REWRITES = ("drop", "rename", "tuple", "float", "as_tuple", "set", "retarget", "to_keyword",
-            "value_map", "legacy_reduction", "cast_input")
+            "value_map", "legacy_reduction", "cast_input", "rule_rename")
 #: The call shapes the prover runs (PaConvert's five, and the literal/variable variation).
 SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 
@@ -157,7 +157,7 @@ def _form(entry, problems: List[RuleProblem]) -> Optional[CallForm]:
             entry.problem("when.dtype", f"expected one of {', '.join(DTYPES)}, got {value!r}")
         elif key == "kind" and value not in API_KINDS:
             entry.problem("when.kind", f"expected one of {', '.join(API_KINDS)}, got {value!r}")
-    if ("value" in when or "equals" in when or "lacking" in when) and "keyword" not in when:
+    if ("value" in when or "equals" in when or "lacking" in when or "renamed" in when) and "keyword" not in when:
         entry.problem("when", "'value', 'equals' and 'lacking' need the 'keyword' they are about")
     rewrites: List[Rewrite] = []
     raw = entry.table.get("rewrite", [])

@@ -135,7 +135,7 @@ class ApiMappingCheck(Check):
             message = render(self._templates[template], base=message, forms=forms, torch=verdict.torch,
                              target=target or "", where=self._where(), note=verdict.note.rstrip("."))
         if fixes is None:
-            fixes = self._call_fix(node, verdict, span, call, target) if call is not None and call.status in ("rewrite", "equivalent") and status != "missing" \
+            fixes = self._call_fix(node, verdict, span, call, target, is_method) if call is not None and call.status in ("rewrite", "equivalent") and status != "missing" \
                 else self._rename_fix(node, verdict, span, is_method) if call is None or call.status in ("rewrite", "equivalent") else ()
         self.findings.append(
             Finding(
@@ -175,7 +175,7 @@ class ApiMappingCheck(Check):
         forms = default_callforms().for_api(qualified, verdict.mindspore)
         if not forms:
             return None
-        signature = signature_for(qualified, verdict.mindspore, self.settings.version)
+        signature = signature_for(qualified, verdict.mindspore, self.settings.version, verdict.renames)
         short = qualified.rpartition(".")[2]
         kind = "method" if is_method else "class" if short[:1].isupper() else "function"
         parents = parent_map(self.chunk.tree)
@@ -203,7 +203,7 @@ class ApiMappingCheck(Check):
 
     def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
         return render(matched.form.message, torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
-                      value=matched.value or "", where=self._where())
+                      value=matched.value or "", where=self._where(), new=dict(verdict.renames).get(matched.keyword or "", ""))
 
     def _call_run(self, node: ast.AST, torch: str, target: str, call: CallVerdict) -> bool:
         """Whether a call bound like this one (as many positional arguments, the same keywords)
@@ -226,11 +226,17 @@ class ApiMappingCheck(Check):
                 return False
         return True
 
-    def _call_fix(self, node: ast.AST, verdict: Verdict, span: Span, call: CallVerdict, target: Optional[str]):
+    def _call_fix(self, node: ast.AST, verdict: Verdict, span: Span, call: CallVerdict, target: Optional[str], is_method: bool = False):
         """The rename and the argument rewrites of the call's forms, in one fix."""
         if not target:
             return ()
-        spelled, imports = self._spelling(target)
+        if is_method:
+            # `x.narrow(dim=1, ...)`: the method keeps its receiver; only its name may change.
+            if not target.startswith("mindspore.Tensor."):
+                return ()
+            spelled, imports = target.rsplit(".", 1)[1], ()
+        else:
+            spelled, imports = self._spelling(target)
         if spelled is None:
             return ()
         edits = (Edit(span, spelled), *call.edits)
