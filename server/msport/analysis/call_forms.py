@@ -177,8 +177,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     if "equals" in dict(form.when) and not _literal_equals(node, form.condition("equals")):
         return None
     if form.condition("lacking"):
-        # Only where the real signatures say so: torch has the parameter, the target not.
-        if signature.target is None or {"*args", "**kwargs"} & set(signature.target):
+        # Only where the real signatures say so: torch has the parameter, the target not. A
+        # Tensor method's recorded signature is one of its overloads (x.all(dim=1) runs in 2.10
+        # though Tensor.all lists axis only): methods are judged by their own forms instead.
+        if signature.target is None or {"*args", "**kwargs"} & set(signature.target) or site.kind == "method":
             return None
         if keyword in {_strip(p) for p in signature.target}:
             return None
