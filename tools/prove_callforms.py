@@ -190,15 +190,14 @@ def generic_call(form, name: str, target: str, probe: Dict) -> Optional[str]:
 
 
 def port(source: str, torch_name: str, form_id: str, analyzer, settings) -> Optional[Tuple[str, str]]:
-    """(the source after msport's fix for the call, the target) when the fix rewrites the call
-    with *form_id*'s rewrite."""
+    """(the source after msport's fix for the call, the target, the fix's title)."""
     from msport.analysis.fixes import apply_fix
 
     result = analyzer.analyze(source, settings)
     for finding in result.findings:
         if finding.torch_api != torch_name or not finding.fixes or finding.code == "MS101":
             continue
-        return apply_fix(source, result.complete(finding.fixes[0])), finding.mindspore_api
+        return apply_fix(source, result.complete(finding.fixes[0])), finding.mindspore_api, finding.fixes[0].title
     return None
 
 
@@ -223,10 +222,10 @@ def cases_for(form, knowledge, probe, analyzer, settings) -> Tuple[List[Dict], D
             ported = port(source, name, form.id, analyzer, settings)
             if ported is None:
                 continue
-            fixed, ported_target = ported
+            fixed, ported_target, title = ported
             seen = seen_shapes(source, name, ported_target, form, knowledge, settings)
-            if seen is None:
-                continue  # msport does not apply this form to the call: nothing to prove
+            if seen is None or (form.title and form.title not in title):
+                continue  # msport's check does not apply this form to the call: nothing to prove
             case_id = f"{form.id}: {name}({text}) -> {ported_target} [{shape}]"
             input_set = {f"a{i}": legend(n) for i, n in enumerate(inputs)}
             cases.append({

@@ -39,6 +39,8 @@ class DtypeOracle:
                 return self.hints.dtype_names.get(named or "")
         func = node.func
         qualified = self.qualify(func)
+        if qualified is not None and ".Tensor." in qualified:
+            qualified = None  # `x.long()` on a known tensor: a method, read by its name below
         if qualified is not None:
             if qualified in self.hints.functions:
                 return self.hints.functions[qualified]
