@@ -98,6 +98,8 @@ class CallForms:
     dtype_hints: DtypeHints = DtypeHints()
     #: Torch classes a layer is placed in (nn.Sequential(...)): a MindSpore cell must not be.
     torch_containers: FrozenSet[str] = frozenset()
+    #: Attributes that are equivalent where they are passed on to a call (x.device).
+    passed_on: FrozenSet[str] = frozenset()
     #: Message and fix-title templates of the MS1xx findings ([messages]).
     messages: Dict[str, str] = field(default_factory=dict)
     #: (form id, torch, MindSpore) -> the shapes the prover ran with equal results.
@@ -225,6 +227,7 @@ def load_callforms(directory: Optional[Path] = None) -> CallForms:
             problems.append(RuleProblem(FILE_NAME, "[messages]", name, "is required"))
     return CallForms(forms=tuple(forms), problems=tuple(problems), dtype_hints=dtype_hints,
                      torch_containers=frozenset(data.get("torch_containers", [])), messages=dict(messages),
+                     passed_on=frozenset(data.get("passed_on", [])),
                      **_load_proven(directory / PROVEN_FILE))
 
 

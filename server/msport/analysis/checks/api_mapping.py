@@ -110,6 +110,8 @@ class ApiMappingCheck(Check):
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return False
+        if qualified in default_callforms().passed_on and self._passed_on(node):
+            return True  # `device=x.device`: handed to a call that takes it as it is
         # Methods of the method owners (rules/tensors.toml) are reported at the method name
         # (`x.view`, `model.eval`, `opt.step`).
         is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.method_owners) and not names_tensor_method(node)
@@ -149,6 +151,11 @@ class ApiMappingCheck(Check):
                 fixes=fixes,
             )
         )
+
+    def _passed_on(self, node: ast.AST) -> bool:
+        """*node* is an argument of a call (a keyword's value, or a positional argument)."""
+        parent = parent_map(self.chunk.tree).get(id(node))
+        return isinstance(parent, ast.keyword) or (isinstance(parent, ast.Call) and node is not parent.func)
 
     # -- call forms --------------------------------------------------------------------
     def _call_status(self, verdict: Verdict, call: CallVerdict):
