@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rulegen.build import Builder  # noqa: E402
 from rulegen.curated import apply_curated, read_curated  # noqa: E402
+from rulegen.measured import sharpen  # noqa: E402
 from rulegen.facts import DEFAULT_TABLES, ROOT, load_cpu_kernels, load_snapshots, load_torch, read_diff_details, read_general_params, read_rows  # noqa: E402
 from rulegen.writer import render, write  # noqa: E402
 
@@ -32,6 +33,7 @@ def build(tables: Path = DEFAULT_TABLES, cpu_kernels: Path = None):
     curated = read_curated()
     known = set(rules) | {e["torch"] for e in curated} | {a for e in curated for a in e.get("aliases", [])}
     rules.update(builder.inferred_rules(known))
+    sharpen(rules, builder.snapshots, builder.torch)  # vague table categories -> what was measured
     apply_curated(rules, curated)
     return rules
 

@@ -12,13 +12,19 @@ milliseconds. Each case is a JSON object:
     fixed       the same, for the fixed code
     args        names of the inputs passed to f, in order
     inputs      a list of input sets (several shapes); each maps a name to
-                [dtype, shape, kind] (kind: normal, positive, ties, int, bool; default by dtype)
+                [dtype, shape, kind] (kind: normal, positive, ties, int, bool, complex; default by dtype)
                 or [dtype, value, "value"] for a literal array
     modes       how to run MindSpore code: ["pynative", "jit"] (default both; mindspore.jit)
+    repeat      how many times in a row each mode runs on the same inputs (default 1): results
+                that change between calls (ops.hfft2 did) fail the case
+    copy_weights  set the parameters of the fixed code's module-level `layer` to those of the
+                original's (torch -> MindSpore, in order, reshaped where only the shape differs),
+                so that layers with random initialisation can be compared
     check_dtype compare dtypes too (default true)
     atol, rtol  tolerances (default 1e-5 both)
 
-For every input set, f of the original code is run once (torch) or in each mode (MindSpore),
+A case whose original code raises reports "the original raised: ..." (the call is invalid
+for its own framework). For every input set, f of the original code is run once (torch) or in each mode (MindSpore),
 f of the fixed code in each mode, and every fixed result must equal the first original result:
 same structure, shapes, values within the tolerances (NaN equal to NaN), and dtypes when asked.
 Each case's source is written to a module file and imported, since mindspore.jit reads the
@@ -88,7 +94,18 @@ def _child(cases_path: str, results_path: str) -> None:
         counter[0] += 1
         name = f"msport_case_{counter[0]}"
         Path(modules_dir, name + ".py").write_text(code, encoding="utf-8")
-        return importlib.import_module(name).f
+        return importlib.import_module(name)
+
+    def copy_weights(source, target) -> None:
+        """The torch layer's parameters into the MindSpore layer's, in order."""
+        theirs = [p.detach().cpu().numpy() for p in source.layer.parameters()]
+        ours = list(target.layer.get_parameters())
+        if len(theirs) != len(ours):
+            raise ValueError(f"{len(ours)} parameters instead of {len(theirs)}: cannot copy the weights")
+        for value, param in zip(theirs, ours):
+            if value.size != int(np.prod(param.shape)):
+                raise ValueError(f"parameter {param.name}: shape {tuple(param.shape)} cannot hold {value.shape}")
+            param.set_data(ms.Tensor(value.reshape(param.shape)))
 
     def make(spec, rng):
         dtype, shape_or_value = spec[0], spec[1]
@@ -100,6 +117,8 @@ def _child(cases_path: str, results_path: str) -> None:
             return rng.random(shape) > 0.5
         if kind == "int":
             return rng.integers(-5, 6, shape).astype(dtype)
+        if kind == "complex":
+            return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
         if kind == "positive":
             return rng.uniform(0.1, 0.9, shape).astype(dtype)
         if kind == "ties":
@@ -108,14 +127,15 @@ def _child(cases_path: str, results_path: str) -> None:
 
     def to_framework(value, framework):
         if framework == "torch":
-            return torch.from_numpy(np.ascontiguousarray(value))
+            # A copy: an in-place torch call (inplace=True) must not change the other side's input.
+            return torch.from_numpy(np.array(value, copy=True))
         return ms.Tensor(value)
 
     def flatten(value) -> List:
         if isinstance(value, (tuple, list)):
             return [leaf for item in value for leaf in flatten(item)]
         if isinstance(value, torch.Tensor):
-            return [(value.detach().cpu().numpy(), str(value.dtype).replace("torch.", ""))]
+            return [(value.detach().cpu().resolve_conj().numpy(), str(value.dtype).replace("torch.", ""))]
         if isinstance(value, ms.Tensor):
             return [(value.asnumpy(), str(value.dtype).lower())]
         if isinstance(value, (bool, int, float)):
@@ -142,8 +162,8 @@ def _child(cases_path: str, results_path: str) -> None:
                 return f"result {index}: values differ (max abs difference {diff:.3g})"
         return ""
 
-    def runs(side, f, arrays):
-        """(label, result) for each way of running one side."""
+    def runs(side, f, arrays, repeat=1):
+        """(label, result) for each way of running one side, *repeat* times in a row."""
         framework = side["framework"]
         args = [to_framework(a, framework) for a in arrays]
         if framework == "torch":
@@ -151,28 +171,43 @@ def _child(cases_path: str, results_path: str) -> None:
                 yield "torch", f(*args)
             return
         for mode in side.get("modes", ["pynative", "jit"]):
-            yield mode, (ms.jit(f) if mode == "jit" else f)(*args)
+            run = ms.jit(f) if mode == "jit" else f
+            for time in range(repeat):
+                yield (mode if not time else f"{mode} (call {time + 1} in a row)"), run(*args)
 
     cases = json.loads(Path(cases_path).read_text(encoding="utf-8"))
     with open(results_path, "w", encoding="utf-8") as out:
         for case in cases:
             detail = ""
             try:
-                original = load(case["original"]["code"])
-                fixed = load(case["fixed"]["code"])
+                original_module = load(case["original"]["code"])
+                fixed_module = load(case["fixed"]["code"])
+                for module, side in ((original_module, case["original"]), (fixed_module, case["fixed"])):
+                    # Both layers infer (a fresh torch module trains, a MindSpore cell does not).
+                    if side["framework"] == "torch" and isinstance(getattr(module, "layer", None), torch.nn.Module):
+                        module.layer.eval()
+                if case.get("copy_weights"):
+                    copy_weights(original_module, fixed_module)
+                original, fixed = original_module.f, fixed_module.f
                 for position, input_set in enumerate(case["inputs"]):
                     # Seeded by the case's id, not its place in the list: the prover and the
                     # tests that re-run its entries draw the same inputs for the same case.
                     rng = np.random.default_rng([zlib.crc32(case["id"].encode("utf-8")), position])
                     arrays = [make(input_set[name], rng) for name in case["args"]]
                     expected = None
-                    for label, result in runs(case["original"], original, arrays):
+                    try:
+                        original_runs = list(runs(case["original"], original, arrays))
+                    except Exception:
+                        # The original itself is not valid code for these inputs: nothing to compare.
+                        detail = "the original raised: " + traceback.format_exc(limit=3).strip().splitlines()[-1]
+                        break
+                    for label, result in original_runs:
                         leaves = flatten(result)
                         if expected is None:
                             expected, reference = leaves, label
                         elif compare(expected, leaves, case):
                             detail = f"input set {position}: the original differs between {reference} and {label}: {compare(expected, leaves, case)}"
-                    for label, result in runs(case["fixed"], fixed, arrays):
+                    for label, result in runs(case["fixed"], fixed, arrays, case.get("repeat", 1)):
                         problem = compare(expected, flatten(result), case)
                         if problem:
                             detail = detail or f"input set {position}, fixed code in {label} vs original in {reference}: {problem}"

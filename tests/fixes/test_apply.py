@@ -73,8 +73,8 @@ def test_fix_all_applies_every_safe_fix_in_passes_and_is_idempotent():
 
 
 def test_unsafe_fixes_only_when_asked():
-    source = "import torch\n\n\ndef f(x):\n    return torch.cat([x, x], dim=1)\n"
-    assert not fix_all(source, Settings()).changed  # a keyword call: the rename was not proven for it
+    source = "import torch\n\n\ndef f(*xs):\n    return torch.cat(*xs)\n"
+    assert not fix_all(source, Settings()).changed  # unpacked arguments: no run proves what they hold
     outcome = fix_all(source, Settings(), unsafe=True)
     assert "torch.cat" not in outcome.text and outcome.applied[0].safety == Safety.UNSAFE
     ast.parse(outcome.text)

@@ -17,7 +17,7 @@ SOURCE = (
     "def head(x: torch.Tensor):\n"
     "    # 全局池化\n"
     "    pooled = F.adaptive_avg_pool2d(x, 1)\n"
-    "    return torch.cat([pooled, pooled], dim=1)\n"
+    "    return torch.sum(pooled, dim=1, keepdim=True)\n"
 )
 
 
@@ -29,9 +29,9 @@ def test_fix_applies_safe_fixes_and_reports_what_is_left(tmp_path):
     path = tmp_path / "head.py"
     path.write_text(SOURCE, encoding="utf-8")
     run = msport("check", "--fix", str(path))
-    assert run.returncode == 1, run.stderr  # the keyword-call rename of torch.cat is left (unsafe)
+    assert run.returncode == 1, run.stderr  # torch.sum with dim= and keepdim= was never run: left (unsafe)
     text = path.read_text(encoding="utf-8")
-    assert "pooled = x.mean((-2, -1), True)" in text and "torch.cat" in text
+    assert "pooled = x.mean((-2, -1), True)" in text and "torch.sum" in text
     assert "Applied 1 fix." in run.stdout and "MS103" in run.stdout and "MS302" not in run.stdout
     again = msport("check", "--fix", str(path))
     assert "Applied 0 fixes." in again.stdout and path.read_text(encoding="utf-8") == text
@@ -42,7 +42,7 @@ def test_unsafe_fixes_apply_the_rest(tmp_path):
     path.write_text(SOURCE, encoding="utf-8")
     run = msport("check", "--fix", "--unsafe-fixes", str(path))
     text = path.read_text(encoding="utf-8")
-    assert "torch.cat" not in text and "mint.cat([pooled, pooled], dim=1)" in text
+    assert "torch.sum" not in text and "mint.sum(pooled, dim=1, keepdim=True)" in text
     ast.parse(text)
     assert run.returncode == 0 and run.stdout.startswith("No findings in 1 file. Applied 3 fixes.")
 

@@ -122,10 +122,11 @@ def test_no_static_rewrite_where_the_selection_itself_is_used(expression):
 
 @pytest.mark.parametrize("call,safety", [
     ("torch.abs(x)", Safety.SAFE),  # proven with one positional argument
-    ("torch.abs(input=x)", Safety.UNSAFE),  # keywords were not run
+    ("torch.abs(input=x)", Safety.SAFE),  # run by keyword too
+    ("torch.sum(x, dim=1, keepdim=True)", Safety.UNSAFE),  # this keyword set was not run
     ("torch.abs(*args)", Safety.UNSAFE),
     ("torch.cat([x, x], 1)", Safety.SAFE),
-    ("torch.cat([x, x], dim=1)", Safety.UNSAFE),
+    ("torch.cat([x, x], dim=1)", Safety.SAFE),
 ])
 def test_rename_safety_follows_the_proven_calls(call, safety):
     text = f"import torch\n\n\ndef f(x, args):\n    return {call}\n"

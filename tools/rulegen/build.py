@@ -24,6 +24,7 @@ from .facts import (
     ALL_VERSIONS, SNAPSHOT_VERSIONS, TABLE_ONLY, TABLE_VERSIONS, DiffDetails, Row, Snapshot, Version,
     diff_url, mindspore_name, torch_name,
 )
+from .facts import ROOT, read_toml
 from .notes import CATEGORY_PHRASES, compare_params, rename_phrase, row_phrases, sentence
 
 BACKENDS = ("ascend", "gpu", "cpu")
@@ -40,6 +41,8 @@ class Fact:
     note: str = ""
     renames: Tuple[Tuple[str, str], ...] = ()
     diff: Optional[str] = None
+    #: What the tables said, where the packages showed otherwise (rulegen/measured.py).
+    tables: Optional[str] = None
 
 
 @dataclass
@@ -82,18 +85,10 @@ def _counterparts(mindspore: str) -> List[str]:
     return []
 
 
-#: torch module -> where a same-named MindSpore API is looked for, best first.
+#: torch module -> where a same-named MindSpore API is looked for, best first (rules/search.toml,
+#: which the run-time search of a missing API reads too).
 INFER_NAMESPACES: Dict[str, Tuple[str, ...]] = {
-    "torch": ("mindspore.mint", "mindspore.ops", "mindspore"),
-    "torch.nn": ("mindspore.mint.nn", "mindspore.nn"),
-    "torch.nn.functional": ("mindspore.mint.nn.functional", "mindspore.ops"),
-    "torch.linalg": ("mindspore.mint.linalg",),
-    "torch.special": ("mindspore.mint.special", "mindspore.ops"),
-    "torch.fft": ("mindspore.ops",),
-    "torch.Tensor": ("mindspore.Tensor",),
-    "torch.optim": ("mindspore.mint.optim", "mindspore.experimental.optim"),
-    "torch.optim.lr_scheduler": ("mindspore.experimental.optim.lr_scheduler",),
-    "torch.distributed": ("mindspore.mint.distributed",),
+    module: tuple(spaces) for module, spaces in read_toml(ROOT / "rules" / "search.toml")["namespaces"].items()
 }
 
 

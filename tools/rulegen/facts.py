@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -174,6 +175,10 @@ def load_cpu_kernels(directory: Path = SNAPSHOTS) -> Dict[str, str]:
     apis = dict(data["apis"])
     apis.update((name, "no_graph_kernel") for name, status in data.get("graph", {}).items() if status == "no_kernel")
     return apis
+
+
+def read_toml(path: Path) -> Dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def torch_name(name: str, torch: Snapshot) -> str:

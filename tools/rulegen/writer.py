@@ -85,6 +85,8 @@ def render_rule(rule: GenRule) -> str:
                 parts.append("renames = { " + ", ".join(f"{_s(k)} = {_s(v)}" for k, v in dict(fact.renames).items()) + " }")
             if fact.diff:
                 parts.append(f"diff = {_s(fact.diff)}")
+            if fact.tables:
+                parts.append(f"tables = {_s(fact.tables)}")
             if target.consequence and fact.status == "divergent":
                 parts.append(f"consequence = {_s(target.consequence)}")
             lines.append("  { " + ", ".join(parts) + " },")

@@ -14,19 +14,9 @@ from . import cache
 from .loader import RuleFileError, RuleProblem, load_api_rules, load_codes, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
+from .search import internal_note, missing_note
 from .triggers import FILE_NAME as TRIGGERS_FILE, TriggerRules, load_triggers
 
-MISSING_POLICY = (
-    "no official mapping table lists it and MindSpore has no API of that name. Following the migration "
-    "guide: use an equivalent replacement where one applies (e.g. Squeeze/Flatten -> reshape, adaptive "
-    "pooling to 1 -> mean/max with keep_dims=True), compose existing MindSpore APIs, or write a custom "
-    "operator (ops.Custom)"
-)
-INTERNAL_NOTE = (
-    "this is a private PyTorch internal (a name starting with an underscore), which MindSpore does not "
-    "reproduce; port the public behaviour it implements by composing MindSpore APIs, or drop it if it only "
-    "serves PyTorch's own machinery (TorchScript, foreach kernels, dispatch)"
-)
 TORCH_SNAPSHOT = "torch-2.13.0.json"
 
 
@@ -145,18 +135,28 @@ class KnowledgeBase:
         kind = self.torch_apis.get(qualified)
         return kind is not None and kind != "module" and not any(p.startswith("_") for p in qualified.split("."))
 
-    def _missing_rule(self, qualified: str) -> Optional[ApiRule]:
-        """A real torch API with no rule: no official table lists it and MindSpore has no API
-        of the same name, so it is missing, and the migration guide's policy applies. Private
-        torch names (`torch._foreach_add_`, `torch._C...`) are PyTorch internals: missing too."""
-        if self.is_torch_api(qualified):
-            note, origin = MISSING_POLICY, "inferred: in the torch snapshot, in no mapping table, no same-named MindSpore API"
-        elif qualified.split(".", 1)[0] in ("torch", "torchvision", "torchaudio", "torchtext") and any(p.startswith("_") and not p.startswith("__") for p in qualified.split(".")):
-            note, origin = INTERNAL_NOTE, "inferred: a private name under torch"
-        else:
+    def _target_of(self, qualified: str) -> Optional[str]:
+        """The MindSpore API msport ports *qualified* to in the newest release on Ascend."""
+        rule = self.apis.get(qualified)
+        if rule is None:
             return None
+        verdict = self.verdict(qualified, LAST_VERSION, "ascend")
+        return verdict.mindspore if verdict and verdict.status != "missing" else None
+
+    def _missing_rule(self, qualified: str) -> Optional[ApiRule]:
+        """A real torch API with no rule: no official table lists it and MindSpore has no API of
+        the same name and kind where rules/search.toml says to look, so it is missing; its note
+        says what was searched and the way out (knowledge/search.py). Private torch names
+        (`torch._foreach_add_`, `torch._C...`) are PyTorch internals: missing too."""
         rule = self._inferred.get(qualified)
         if rule is None:
+            if self.is_torch_api(qualified):
+                note = missing_note(qualified, self.torch_apis[qualified], self._target_of)
+                origin = "inferred: in the torch snapshot, in no mapping table, no same-named MindSpore API of its kind"
+            elif qualified.split(".", 1)[0] in ("torch", "torchvision", "torchaudio", "torchtext") and any(p.startswith("_") and not p.startswith("__") for p in qualified.split(".")):
+                note, origin = internal_note(), "inferred: a private name under torch"
+            else:
+                return None
             rule = self._inferred[qualified] = ApiRule(
                 torch=qualified, status="missing", note=note, basis="inferred",
                 targets=(Target(None, FIRST_VERSION, LAST_VERSION, status="missing", note=note),), origin=origin,

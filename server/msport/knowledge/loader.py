@@ -163,7 +163,7 @@ _API_FIELDS = (
     "torch", "status", "mindspore", "note", "diff", "consequence", "versions", "backends", "targets",
     "aliases", "renames", "basis", "torch_removed",
 )
-_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames", "diff", "consequence")
+_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames", "diff", "consequence", "tables")
 BASES = ("tables", "curated", "inferred")
 
 
@@ -272,7 +272,7 @@ def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optio
     if mindspore is not None and (not isinstance(mindspore, str) or not mindspore.startswith("mindspore")):
         entry.problem(prefix + "mindspore", f"expected a qualified name starting with 'mindspore', got {mindspore!r}")
         return None
-    for name in ("note", "diff", "consequence"):
+    for name in ("note", "diff", "consequence", "tables"):
         value = table.get(name)
         if prefix and value is not None and (not isinstance(value, str) or not value.strip()):
             entry.problem(prefix + name, f"expected a non-empty string, got {value!r}")
@@ -286,4 +286,5 @@ def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optio
         renames=tuple(sorted(renames.items())) or (inherit.renames if inherit else ()),
         diff=table.get("diff") if prefix else None,
         consequence=table.get("consequence") if prefix else None,
+        tables=table.get("tables") if prefix else None,
     )

@@ -41,6 +41,8 @@ class Target:
     renames: Tuple[Tuple[str, str], ...] = ()
     diff: Optional[str] = None
     consequence: Optional[str] = None
+    #: What the official tables said where the real packages showed otherwise (the rule keeps both).
+    tables: Optional[str] = None
 
     def applies(self, version: Version, backend: str) -> bool:
         return self.first <= version <= self.last and backend in self.backends

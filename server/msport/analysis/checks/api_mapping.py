@@ -9,19 +9,28 @@ from __future__ import annotations
 import ast
 from typing import Optional, Tuple
 
+from ...knowledge.callforms import default_callforms
 from ...knowledge.model import Verdict
+from ...knowledge.proven import covered, shape_of
+from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
+from ..dtype_hints import DtypeOracle
 from ..names import Instance, Ref, names_tensor_method
-from ..rename_safety import rename_safety
+from ..parents import called_by, parent_map
+from ..rename_safety import call_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
 
 _CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
+#: A call's verdict (from its forms) -> the status it is reported with.
+_CALL_STATUS = {"missing": "missing", "divergent": "divergent", "rewrite": "equivalent", "equivalent": "equivalent"}
 _CATEGORIES = {
     "missing": Category.MISSING_API,
     "divergent": Category.DIVERGENT_API,
     "equivalent": Category.EQUIVALENT_API,
 }
 _BACKEND_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
+#: The MindSpore release tools/prove_callforms.py runs the rewrites on (the installable newest).
+PROVEN_ON = (2, 10)
 
 
 class ApiMappingCheck(Check):
@@ -153,13 +162,16 @@ class ApiMappingCheck(Check):
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return False
+        if qualified in default_callforms().passed_on and self._passed_on(node):
+            return True  # `device=x.device`: handed to a call that takes it as it is
         # Methods of the method owners (rules/tensors.toml) are reported at the method name
         # (`x.view`, `model.eval`, `opt.step`).
         is_method = isinstance(node, ast.Attribute) and qualified.startswith(self.facts.method_owners) and not names_tensor_method(node)
-        if verdict.status == "equivalent" and is_method and _same_method(verdict):
+        call = self._call_verdict(node, qualified, verdict, is_method)
+        if verdict.status == "equivalent" and is_method and _same_method(verdict) and call is None:
             return True  # `x.view(...)` stays `x.view(...)`: nothing to port, nothing to show
         span = self.attribute_name_span(node) if is_method else self.span(node)
-        self._report(qualified, node, span, is_method, verdict=verdict)
+        self._report(qualified, node, span, is_method, verdict=verdict, call=call)
         return True
 
     def _report_leftover(self, node: ast.Attribute, torch_name: str, why: str) -> bool:
@@ -170,48 +182,175 @@ class ApiMappingCheck(Check):
         self._report(torch_name, node, span, True, verdict=verdict, prefix=f"`.{node.attr}` is PyTorch's spelling, left from the port: {why}. ")
         return True
 
-    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None, verdict: Optional[Verdict] = None,
-                prefix: str = "") -> None:
+    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None,
+                verdict: Optional[Verdict] = None, call: Optional[CallVerdict] = None, prefix: str = "") -> None:
         verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return
-        default = Severity(self.knowledge.code(_CODES[verdict.status]).severity)
-        code = _CODES[verdict.status]
+        status = verdict.status
+        target = verdict.mindspore
+        message = self._message(verdict)
+        if call is not None:
+            target = call.retarget or target
+            status, template = self._call_status(verdict, call)
+            forms = " ".join(self._form_message(m, verdict, verdict.mindspore) for m in call.matched)
+            message = render(self._templates[template], base=message, forms=forms, torch=verdict.torch,
+                             target=target or "", where=self._where(), note=verdict.note.rstrip("."))
+        if fixes is None:
+            fixes = self._call_fix(node, verdict, span, call, target, is_method) if call is not None and call.status in ("rewrite", "equivalent") and status != "missing" \
+                else self._rename_fix(node, verdict, span, is_method) if call is None or call.status in ("rewrite", "equivalent") else ()
         self.findings.append(
             Finding(
-                code=code,
-                category=_CATEGORIES[verdict.status],
-                severity=default,
+                code=_CODES[status],
+                category=_CATEGORIES[status],
+                severity=Severity(self.knowledge.code(_CODES[status]).severity),
                 span=span,
-                message=prefix + self._message(verdict),
+                message=prefix + message,
                 torch_api=qualified,
-                mindspore_api=verdict.mindspore,
-                fixes=self._rename_fix(node, verdict, span, is_method) if fixes is None else fixes,
+                mindspore_api=target,
+                fixes=fixes,
             )
         )
+
+    def _passed_on(self, node: ast.AST) -> bool:
+        """*node* is an argument of a call (a keyword's value, or a positional argument)."""
+        parent = parent_map(self.chunk.tree).get(id(node))
+        return isinstance(parent, ast.keyword) or (isinstance(parent, ast.Call) and node is not parent.func)
+
+    # -- call forms --------------------------------------------------------------------
+    def _call_status(self, verdict: Verdict, call: CallVerdict):
+        """(the status the call is reported with, the template of its message)."""
+        if verdict.status == "missing":
+            return "missing", "call"
+        if call.status in ("divergent", "missing"):
+            return call.status, "call_divergent" if verdict.status == "equivalent" else "call_divergent_api"
+        if verdict.status == "equivalent":
+            return "equivalent", "call"
+        # A divergent API whose divergence the call's rewrites remove: equivalent once msport
+        # ran the rewritten call against torch for this call's shapes, divergent until then.
+        return ("equivalent", "call_rewritten") if self._call_proven(verdict, call) else ("divergent", "call")
+
+    @property
+    def _templates(self):
+        return default_callforms().messages
+
+    def _call_verdict(self, node: ast.AST, qualified: str, verdict: Verdict, is_method: bool) -> Optional[CallVerdict]:
+        """The verdict of the call as written, when *node* is called and a form applies."""
+        call = called_by(self.chunk.tree, node)
+        if call is None:
+            return None
+        forms = default_callforms().for_api(qualified, verdict.mindspore)
+        if not forms:
+            return None
+        signature = signature_for(qualified, verdict.mindspore, self.settings.version, verdict.renames)
+        short = qualified.rpartition(".")[2]
+        kind = "method" if is_method else "class" if short[:1].isupper() else "function"
+        parents = parent_map(self.chunk.tree)
+        parent = parents.get(id(call))
+        oracle = DtypeOracle(default_callforms().dtype_hints, self.qualified, self.scope.function)
+        site = Site(kind, not isinstance(parent, ast.Expr), self._in_torch_container(call, parents), oracle.dtype_of)
+        return judge_call(call, forms, signature, site, self.chunk.lines)
+
+    def _in_torch_container(self, call: ast.Call, parents) -> bool:
+        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()))."""
+        containers = default_callforms().torch_containers
+        child, parent = call, parents.get(id(call))
+        # Through literals, unpacking and comprehensions: nn.ModuleList([nn.Conv2d(...) for ...]).
+        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)):
+            child, parent = parent, parents.get(id(parent))
+        if not isinstance(parent, ast.Call) or child is parent.func:
+            return False
+        named = self.qualified(parent.func)
+        if named in containers:
+            return True
+        if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend", "add_module", "insert"):
+            value = self.infer(parent.func.value)
+            return isinstance(value, Instance) and value.cls in containers
+        return False
+
+    def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
+        return render(matched.form.message, torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
+                      value=matched.value or "", where=self._where(), new=dict(verdict.renames).get(matched.keyword or "", ""))
+
+    def _call_run(self, node: ast.AST, torch: str, target: str, call: CallVerdict) -> bool:
+        """Whether a call bound like this one (as many positional arguments, the same keywords)
+        was run, rewritten, by the prover of one of its forms: that run proves the rename too."""
+        written = called_by(self.chunk.tree, node)
+        shape = shape_of(written) if written is not None else None
+        if shape is None:
+            return False
+        forms = default_callforms()
+        return any(covered(shape, forms.proven_call_shapes(f.id, torch, target)) for f in call.forms if f.verdict == "rewrite")
+
+    def _call_proven(self, verdict: Verdict, call: CallVerdict) -> bool:
+        """Every rewrite of the call was run for its shapes, on the release the proofs ran on."""
+        if self.settings.version != PROVEN_ON:
+            return False
+        forms = default_callforms()
+        target = call.retarget or verdict.mindspore
+        for form in call.forms:
+            if form.verdict == "rewrite" and not set(call.shapes) <= forms.proven_shapes(form.id, verdict.torch, target):
+                return False
+        return True
+
+    def _call_fix(self, node: ast.AST, verdict: Verdict, span: Span, call: CallVerdict, target: Optional[str], is_method: bool = False):
+        """The rename and the argument rewrites of the call's forms, in one fix."""
+        if not target:
+            return ()
+        if is_method:
+            # `x.narrow(dim=1, ...)`: the method keeps its receiver; only its name may change.
+            if not target.startswith("mindspore.Tensor."):
+                return ()
+            spelled, imports = target.rsplit(".", 1)[1], ()
+        else:
+            spelled, imports = self._spelling(target)
+        if spelled is None:
+            return ()
+        edits = (Edit(span, spelled), *call.edits)
+        titles = [f.title for f in call.forms if f.title]
+        templates = self._templates
+        title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=", ".join(titles))
+        reason = self._unsafe_reason(node, verdict, call, target)
+        if reason:
+            title = render(templates["fix_unsafe"], title=title, reason=reason)
+        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, edits, imports),)
+
+    def _unsafe_reason(self, node: ast.AST, verdict: Verdict, call: CallVerdict, target: str) -> Optional[str]:
+        templates = self._templates
+        if any(f.condition("inside") for f in call.forms):
+            return templates["reason_container"]
+        if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
+            return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
+        forms = default_callforms()
+        if call.retarget is None:
+            reason = call_safety(self.chunk.tree, node, verdict.torch, target, ignore=[m.keyword for m in call.matched if m.keyword])
+            if reason and not self._call_run(node, verdict.torch, target, call):
+                return reason
+        for form in call.forms:
+            if form.verdict != "rewrite":
+                continue
+            proven = forms.proven_shapes(form.id, verdict.torch, target)
+            missing = sorted(set(call.shapes) - proven)
+            if missing:
+                return render(templates["reason_form_unproven"], form=form.id, shapes=", ".join(missing))
+        return None
 
     # -- messages --------------------------------------------------------------------
     def _where(self) -> str:
         return f"MindSpore {self.settings.target_version} on {_BACKEND_NAMES[self.settings.backend]}"
 
     def _message(self, verdict: Verdict) -> str:
-        torch, target = verdict.torch, verdict.mindspore
+        templates = self._templates
+        values = dict(torch=verdict.torch, target=verdict.mindspore or "", where=self._where(),
+                      note=verdict.note.rstrip("."), consequence=(verdict.consequence or "").rstrip("."),
+                      elsewhere=verdict.available_elsewhere or "")
         if verdict.status == "equivalent":
-            return f"{torch} has a direct equivalent in {self._where()}: use {target}."
+            return render(templates["equivalent_note" if verdict.note else "equivalent"], **values)
         if verdict.status == "divergent":
-            text = f"{torch} -> {target} behaves differently: {verdict.note.rstrip('.')}."
-            if verdict.consequence:
-                text += f" Measured: {verdict.consequence.rstrip('.')}."
-            return text
-        text = f"{torch} has no counterpart in {self._where()}"
+            return render(templates["divergent_measured" if verdict.consequence else "divergent"], **values)
         if verdict.available_elsewhere:
-            return text + (
-                f". It exists as {verdict.available_elsewhere}: change target-version or backend,"
-                " or compose existing MindSpore APIs."
-            )
-        if verdict.note:
-            return text + f": {verdict.note.rstrip('.')}."
-        return text + ". Replace it with an equivalent composition of MindSpore APIs or a custom operator (ops.Custom)."
+            return render(templates["missing_elsewhere"], **values)
+        return render(templates["missing"], **values)
 
     # -- fix -------------------------------------------------------------------------
     def _rename_fix(self, node: ast.AST, verdict: Verdict, span: Span, is_method: bool):
@@ -232,8 +371,18 @@ class ApiMappingCheck(Check):
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:
             return ()
-        safety = rename_safety(self.chunk.tree, node, verdict)  # safe only where a run proved it
-        return (Fix(f"Replace with {verdict.mindspore}", safety, (Edit(span, spelled),), imports),)
+        templates = self._templates
+        title = render(templates["fix_rename"], target=verdict.mindspore)
+        reason = call_safety(self.chunk.tree, node, verdict.torch, verdict.mindspore)  # safe only where a run proved it
+        if reason is None and self._in_torch_container_node(node):
+            reason = templates["reason_container"]
+        if reason:
+            title = render(templates["fix_unsafe"], title=title, reason=reason)
+        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, (Edit(span, spelled),), imports),)
+
+    def _in_torch_container_node(self, node: ast.AST) -> bool:
+        call = called_by(self.chunk.tree, node)
+        return call is not None and self._in_torch_container(call, parent_map(self.chunk.tree))
 
     def _spelling(self, target: str):
         """How to write *target* in this module, and the import statement it needs, if any."""

@@ -1,0 +1,447 @@
+"""Verdicts per call: which forms of rules/callforms.toml a call matches, and the rewrite.
+
+The matcher kinds and the rewrite builders live here; which API they apply to, what they
+say and what they rewrite is data (knowledge/callforms.py). A call's arguments are bound to
+the torch API's real parameter names (the torch snapshot) so that a condition on ``inplace``
+holds whether it is written ``nn.ReLU(True)`` or ``nn.ReLU(inplace=True)``.
+
+This is the one hook for per-call rewrites of an API rename: ``judge_call`` returns the
+verdict for the call and the argument edits; api_mapping.py adds the rename and decides the
+fix's safety with the forms proven by tools/prove_callforms.py.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..knowledge.signatures import mindspore_entry, torch_entry
+from ..knowledge.callforms import CallForm
+from .findings import Edit, Span
+from .rewriting import node_text
+from .spans import node_span
+
+#: Worst first: the verdict of a call is its worst form's.
+_RANK = {"missing": 0, "divergent": 1, "rewrite": 2, "equivalent": 3}
+#: Shapes of a call the prover distinguishes (knowledge.callforms.SHAPES).
+POSITIONAL, KEYWORD, VARIABLES, DEFAULTS = "positional", "keyword", "variables", "defaults"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Parameter names of the torch API (to bind the call) and of the MindSpore target."""
+
+    torch: Optional[Tuple[str, ...]]
+    target: Optional[Tuple[str, ...]]
+    #: torch keyword -> MindSpore keyword, as the API's rule records them.
+    renames: Tuple[Tuple[str, str], ...] = ()
+
+
+def signature_for(torch: str, target: Optional[str], version, renames=()) -> Signature:
+    """The real parameter names of *torch* and of *target* in MindSpore *version* (the newest
+    snapshot that has it when the version has none), and the rule's keyword renames."""
+    found = torch_entry(torch)
+    target_found = mindspore_entry(target, version) if target else None
+    return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames))
+
+
+@dataclass(frozen=True)
+class Site:
+    """What a matcher may ask about the call besides its arguments."""
+
+    kind: str  # class | function | method
+    result_used: bool
+    in_torch_container: bool
+    dtype_of: Callable[[ast.AST], Optional[str]]  # "int", "float", "bool", "complex" or None
+
+
+@dataclass(frozen=True)
+class Matched:
+    form: CallForm
+    keyword: Optional[str]
+    value: Optional[str]  # the argument's text
+
+
+@dataclass(frozen=True)
+class CallVerdict:
+    matched: Tuple[Matched, ...]
+    status: str  # equivalent | rewrite | divergent | missing
+    edits: Tuple[Edit, ...]
+    retarget: Optional[str]  # a rewrite that ports to another MindSpore API
+    shapes: Tuple[str, ...]  # the call's shapes (positional, keyword, variables) for the proof
+
+    @property
+    def forms(self) -> Tuple[CallForm, ...]:
+        return tuple(m.form for m in self.matched)
+
+
+class Bound:
+    """A call's arguments bound to the torch parameter names."""
+
+    def __init__(self, call: ast.Call, params: Optional[Sequence[str]], receiver: bool):
+        self.call = call
+        self.by_name: Dict[str, ast.AST] = {}
+        self.positional_names: Dict[int, str] = {}
+        self.varargs: Tuple[str, List[ast.AST]] = ("", [])
+        self.keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        self.opaque = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+        names = [p for p in (params or ()) if p not in ("self", "Tensor")]
+        if receiver and names and names[0] in ("input", "self"):
+            names = names[1:]  # `x.permute(...)`: the receiver is the first parameter
+        index = 0
+        for position, arg in enumerate(call.args):
+            if index >= len(names):
+                break
+            name = names[index]
+            if name in ("*args", "**kwargs"):
+                break  # a signature msport cannot read: nothing is bound by position
+            if name.startswith("*") and not name.startswith("**"):
+                rest = [a for a in call.args[position:]]
+                self.varargs = (name.lstrip("*"), rest)
+                self.by_name[name.lstrip("*")] = rest[0] if len(rest) == 1 else ast.Tuple(elts=rest, ctx=ast.Load())
+                for offset in range(len(rest)):
+                    self.positional_names[position + offset] = name.lstrip("*")
+                break
+            self.by_name[name] = arg
+            self.positional_names[position] = name
+            index += 1
+        self.by_name.update(self.keywords)
+
+    def get(self, name: str) -> Optional[ast.AST]:
+        return self.by_name.get(name)
+
+
+def value_kind(node: ast.AST) -> str:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if value is None:
+            return "none"
+        if isinstance(value, int):
+            return "int"
+        if isinstance(value, float):
+            return "float"
+        if isinstance(value, str):
+            return "str"
+        return "literal"
+    if isinstance(node, ast.List):
+        return "list"
+    if isinstance(node, ast.Tuple):
+        return "tuple"
+    return "variable"
+
+
+_KIND_MATCHES = {
+    "bool": ("true", "false"),
+    "number": ("int", "float"),
+    "sequence": ("list", "tuple"),
+    "literal": ("true", "false", "none", "int", "float", "str", "literal", "list", "tuple"),
+}
+
+
+def _kind_matches(wanted: str, actual: str) -> bool:
+    return actual == wanted or actual in _KIND_MATCHES.get(wanted, ())
+
+
+def _literal_equals(node: ast.AST, wanted) -> bool:
+    try:
+        return ast.literal_eval(node) == wanted
+    except (ValueError, SyntaxError, TypeError):
+        return False
+
+
+def _strip(name: str) -> str:
+    return name.lstrip("*")
+
+
+def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> Optional[Matched]:
+    """The form's conditions checked on the bound call; None when one does not hold."""
+    keyword = form.condition("keyword")
+    # A form about every API reads only keywords: torch's recorded signatures of overloaded
+    # builtins are partial (torch.max's lists input and out), so a position says nothing there.
+    node = (bound.keywords.get(keyword) if form.generic else bound.get(keyword)) if keyword else None
+    if keyword and node is None:
+        return None
+    absent = form.condition("absent")
+    if absent and (bound.get(absent) is not None or bound.opaque):
+        return None
+    wanted = form.condition("value")
+    if wanted and not _kind_matches(wanted, value_kind(node)):
+        return None
+    if "equals" in dict(form.when) and not _literal_equals(node, form.condition("equals")):
+        return None
+    if form.condition("lacking"):
+        # Only where the real signatures say so: torch has the parameter, the target not. A
+        # Tensor method's recorded signature is one of its overloads (x.all(dim=1) runs in 2.10
+        # though Tensor.all lists axis only): methods are judged by their own forms instead.
+        if signature.target is None or {"*args", "**kwargs"} & set(signature.target) or site.kind == "method":
+            return None
+        if keyword in {_strip(p) for p in signature.target}:
+            return None
+    if form.condition("renamed") and keyword not in dict(signature.renames):
+        return None
+    has = form.condition("target_has")
+    if has and (signature.target is None or has not in {_strip(p) for p in signature.target}):
+        return None
+    if form.condition("varargs"):
+        name, rest = bound.varargs
+        if len(rest) < 2 or signature.target is None:
+            return None
+        # The target takes the sizes as one value where torch takes them one by one.
+        if any(p.startswith("*") and not p.startswith("**") for p in signature.target):
+            return None
+        node = ast.Tuple(elts=rest, ctx=ast.Load())
+        keyword = name
+    kind = form.condition("kind")
+    if kind and kind != site.kind:
+        return None
+    if form.condition("inside") == "torch-container" and not site.in_torch_container:
+        return None
+    if form.condition("unused_result") is not None and bool(form.condition("unused_result")) == site.result_used:
+        return None
+    dtype = form.condition("dtype")
+    if dtype:
+        first = bound.call.func.value if site.kind == "method" and isinstance(bound.call.func, ast.Attribute) else (
+            bound.call.args[0] if bound.call.args else None)
+        if first is None or site.dtype_of(first) != dtype:
+            return None
+    return Matched(form, keyword, None)
+
+
+def judge_call(call: ast.Call, forms: Sequence[CallForm], signature: Signature, site: Site,
+               lines: Sequence[str]) -> Optional[CallVerdict]:
+    """The verdict for *call* from the forms it matches (None when it matches none)."""
+    bound = Bound(call, signature.torch, site.kind == "method")
+    matched: List[Matched] = []
+    taken = set()
+    for form in forms:
+        found = [matches(f, bound, signature, site) for f in _expanded(form, bound)]
+        for m in found:
+            if m is None:
+                continue
+            key = m.keyword or form.id
+            if key in taken:
+                continue  # the API's own form about a parameter wins over a generic one
+            taken.add(key)
+            value = node_text(bound.get(m.keyword), lines) if m.keyword and bound.get(m.keyword) is not None and not form.condition("varargs") else None
+            matched.append(Matched(form, m.keyword, value))
+    if not matched:
+        return None
+    status = min((m.form.verdict for m in matched), key=_RANK.__getitem__)
+    edits: Tuple[Edit, ...] = ()
+    retarget = next((str(r.args[0]) for m in matched for r in m.form.rewrites if r.op == "retarget"), None)
+    if status in ("rewrite", "equivalent"):
+        arguments = _rewritten_arguments(call, bound, matched, lines, signature.renames)
+        if arguments is None:
+            return CallVerdict(tuple(matched), "divergent", (), None, _shapes(bound, matched))
+        if arguments != _written_arguments(call, lines):
+            edits = (_arguments_edit(call, lines, arguments),)
+    return CallVerdict(tuple(matched), status, edits, retarget, _shapes(bound, matched))
+
+
+def _expanded(form: CallForm, bound: Bound) -> List[CallForm]:
+    """A form about every keyword ("*") as one form per keyword the call passes."""
+    if form.condition("keyword") != "*":
+        return [form]
+    when = dict(form.when)
+    return [replace(form, when=tuple(sorted(dict(when, keyword=name).items()))) for name in bound.keywords]
+
+
+def _shapes(bound: Bound, matched: Sequence[Matched]) -> Tuple[str, ...]:
+    """How the arguments a form is about are written: by position or keyword, literal or not."""
+    shapes = set()
+    for m in matched:
+        if m.keyword is None:
+            continue
+        shapes.add(KEYWORD if m.keyword in bound.keywords else POSITIONAL)
+        node = bound.get(m.keyword)
+        if node is not None and value_kind(node) == "variable" and not m.form.condition("varargs"):
+            shapes.add(VARIABLES)
+    if bound.call.args:
+        shapes.add(POSITIONAL)
+    if bound.call.keywords:
+        shapes.add(KEYWORD)
+    return tuple(sorted(shapes or {DEFAULTS}))
+
+
+# -- rewrites ------------------------------------------------------------------------
+
+def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched], lines: Sequence[str],
+                         renames: Sequence[Tuple[str, str]] = ()) -> Optional[List[str]]:
+    """The call's argument list after every matched form's rewrite ([] of nothing to change is
+    an empty list of edits: None means a rewrite cannot be written for this call, e.g. a
+    value to map is not a literal)."""
+    positional: List[Tuple[Optional[str], str]] = []  # (parameter name, text)
+    for position, arg in enumerate(call.args):
+        positional.append((bound.positional_names.get(position), node_text(arg, lines)))
+    keywords: List[Tuple[Optional[str], str]] = [(k.arg, node_text(k.value, lines)) for k in call.keywords]
+    for m in matched:
+        for rewrite in m.form.rewrites:
+            op, args = rewrite.op, rewrite.args
+            if op == "retarget":
+                continue
+            if op == "cast_input":
+                if not positional:
+                    return None
+                first = call.args[0]
+                text = positional[0][1]
+                wrapped = text if isinstance(first, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"({text})"
+                positional[0] = (positional[0][0], f"{wrapped}.{args[0]}()")
+            elif op == "drop":
+                name = str(args[0])
+                names = [n for n, _ in positional]
+                if name in names:
+                    if names.index(name) != len(positional) - 1:
+                        return None  # later positional arguments would shift
+                    positional.pop()
+                keywords = [(n, t) for n, t in keywords if n != name]
+            elif op in ("rename", "to_keyword", "rule_rename"):
+                old = m.keyword if op == "rule_rename" else str(args[0])
+                new = dict(renames).get(old, old) if op == "rule_rename" else str(args[1]) if op == "rename" else old
+                keywords = [(new if n == old else n, t) for n, t in keywords]
+                positional, moved = _to_keywords(positional, old)
+                if moved is None:
+                    return None
+                keywords += [(new if n == old else n, t) for n, t in moved]
+            elif op == "tuple":
+                name = bound.varargs[0] if args[0] == "*" else str(args[0])
+                items = [t for n, t in positional if n == name]
+                if len(items) < 2:
+                    continue
+                first = next(i for i, (n, _) in enumerate(positional) if n == name)
+                positional = positional[:first] + [(name, "(" + ", ".join(items) + ")")] + [p for p in positional[first:] if p[0] != name]
+            elif op in ("float", "as_tuple", "value_map"):
+                name = str(args[0])
+                node = bound.get(name)
+                if node is None:
+                    continue
+                new = _converted(op, node, args[1:], lines)
+                if new is None:
+                    return None
+                positional = [(n, new if n == name else t) for n, t in positional]
+                keywords = [(n, new if n == name else t) for n, t in keywords]
+            elif op == "set":
+                name, text = str(args[0]), str(args[1])
+                if any(n == name for n, _ in keywords):
+                    keywords = [(n, text if n == name else t) for n, t in keywords]
+                else:
+                    positional, moved = _to_keywords(positional, name)
+                    if moved is None:
+                        return None
+                    keywords += [(n, t) for n, t in moved if n != name] + [(name, text)]
+            elif op == "legacy_reduction":
+                text = _legacy_reduction(bound)
+                if text is None:
+                    return None
+                legacy = ("size_average", "reduce", "reduction")
+                if any(n == "reduction" for n, _ in keywords):
+                    continue  # the other legacy keyword's form wrote it already
+                if any(n in legacy for n, _ in positional):
+                    return None
+                keywords = [(n, t) for n, t in keywords if n not in legacy] + [("reduction", text)]
+    return [t for _, t in positional] + [f"{n}={t}" if n else f"**{t}" for n, t in keywords]
+
+
+def _to_keywords(positional, name):
+    """Parameter *name* and every positional argument after it, moved out of the positional
+    arguments: (what stays positional, the (name, text) pairs now passed by keyword); None as
+    the second item when one of them has no known name."""
+    names = [n for n, _ in positional]
+    if name not in names:
+        return positional, []
+    index = names.index(name)
+    moved = positional[index:]
+    if any(n is None for n, _ in moved) or len({n for n, _ in moved}) != len(moved):
+        return positional, None
+    return positional[:index], moved
+
+
+def _converted(op: str, node: ast.AST, extra, lines) -> Optional[str]:
+    if op == "float":
+        kind = value_kind(node)
+        if kind == "float":
+            return node_text(node, lines)
+        if kind == "int":
+            return node_text(node, lines) + ".0"
+        if kind in ("tuple", "list"):
+            items = []
+            for element in node.elts:
+                if value_kind(element) == "int":
+                    items.append(node_text(element, lines) + ".0")
+                elif value_kind(element) == "float":
+                    items.append(node_text(element, lines))
+                else:
+                    return None
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return None
+    if op == "as_tuple":
+        if isinstance(node, ast.List):
+            items = [node_text(e, lines) for e in node.elts]
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        if isinstance(node, ast.Tuple):
+            return node_text(node, lines)
+        return f"({node_text(node, lines)},)" if value_kind(node) == "int" else None
+    if op == "value_map":
+        # extra: alternating literal, replacement text ("tanh", "True", "none", "False")
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+        pairs = list(zip(extra[0::2], extra[1::2]))
+        for literal, text in pairs:
+            if value == literal:
+                return str(text)
+        return None
+    return None
+
+
+def _legacy_reduction(bound: Bound) -> Optional[str]:
+    """torch's rule for the deprecated loss keywords, when both are literals (or absent)."""
+    values = {}
+    for name in ("size_average", "reduce"):
+        node = bound.get(name)
+        if node is None:
+            values[name] = None
+            continue
+        kind = value_kind(node)
+        if kind not in ("true", "false", "none"):
+            return None
+        values[name] = {"true": True, "false": False, "none": None}[kind]
+    if values["reduce"] is False:
+        return "'none'"
+    if values["size_average"] is False:
+        return "'sum'"
+    return "'mean'"
+
+
+def _arguments_edit(call: ast.Call, lines: Sequence[str], arguments: List[str]) -> Edit:
+    nodes = [*call.args, *(k for k in call.keywords)]
+    text = ", ".join(arguments)
+    if nodes:
+        first = min(nodes, key=lambda n: (n.lineno, n.col_offset))
+        last = max(nodes, key=lambda n: (n.end_lineno, n.end_col_offset))
+        start = node_span(first, lines)
+        end = node_span(last, lines)
+        return Edit(Span(start.start_line, start.start_col, end.end_line, end.end_col), text)
+    whole = node_span(call, lines)
+    point = Span(whole.end_line, whole.end_col - 1, whole.end_line, whole.end_col - 1)
+    return Edit(point, text)
+
+
+def _written_arguments(call: ast.Call, lines: Sequence[str]) -> List[str]:
+    return [node_text(a, lines) for a in call.args] + [f"{k.arg}={node_text(k.value, lines)}" if k.arg else f"**{node_text(k.value, lines)}" for k in call.keywords]
+
+
+def render(template: str, **values: str) -> str:
+    """A message template of rules/callforms.toml filled in (unknown placeholders stay)."""
+    class _Keep(dict):
+        def __missing__(self, key):
+            return "{" + key + "}"
+
+    return template.format_map(_Keep(values))

@@ -1,0 +1,76 @@
+"""What msport says of a torch API no rule judges: where it searched MindSpore, and the way out.
+
+The namespaces searched per torch module are data (rules/search.toml); the rule generator
+infers a rule from a same-named API found there, so a torch API reaching this module has none
+of the same kind. The note then names what exists under that name in another kind, or the
+out-of-place API to assign from for an in-place name (``x.clamp_(...)``), or what was searched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Optional, Tuple
+
+from .signatures import mindspore_entry
+from .loader import RuleFileError, read_toml, rules_dir
+from .shared import load_once
+
+FILE_NAME = "search.toml"
+
+
+@dataclass(frozen=True)
+class SearchRules:
+    namespaces: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    messages: Dict[str, str] = field(default_factory=dict)
+
+    def spaces_for(self, torch_name: str) -> Tuple[str, ...]:
+        module = torch_name.rpartition(".")[0]
+        while module:
+            if module in self.namespaces:
+                return self.namespaces[module] or ("mindspore",)
+            module = module.rpartition(".")[0]
+        return ("mindspore",)
+
+
+def load_search(directory: Optional[Path] = None) -> SearchRules:
+    path = (directory or rules_dir()) / FILE_NAME
+    try:
+        data = read_toml(path)
+    except RuleFileError:
+        return SearchRules()
+    return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, dict(data.get("messages", {})))
+
+
+default_search = load_once(load_search)
+
+
+class _Keep(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Optional[str]]) -> str:
+    """The note of an MS101 for *torch_name* (a public torch API with no rule). *target_of*
+    gives the MindSpore target msport ports another torch API to (for in-place names)."""
+    rules = default_search()
+    messages = rules.messages
+    module, _, short = torch_name.rpartition(".")
+    if short.endswith("_") and not short.endswith("__"):
+        base = f"{module}.{short[:-1]}"
+        target = target_of(base)
+        if target:
+            return messages["inplace"].format_map(_Keep(short=short, base=base, target=target, torch=torch_name))
+    spaces = rules.spaces_for(torch_name)
+    for space in spaces:
+        found = f"{space}.{short}"
+        entry = mindspore_entry(found)
+        if entry is not None and entry[0] != "module":
+            return messages["other_kind"].format_map(_Keep(found=found, kind=entry[0], torch=torch_name,
+                                                           torch_kind=torch_kind, short=short))
+    searched = ", ".join(spaces[:-1]) + (" and " if len(spaces) > 1 else "") + spaces[-1]
+    return messages["searched"].format_map(_Keep(searched=searched, short=short, torch=torch_name))
+
+
+def internal_note() -> str:
+    return default_search().messages["internal"]
