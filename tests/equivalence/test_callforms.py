@@ -62,7 +62,11 @@ def test_the_matrix_covers_several_call_shapes(matrix):
 
 
 def test_proven_rewrites_compute_the_same_and_are_offered_as_safe(matrix):
-    failed = [f"{key}: {result['detail']}" for key, (_, _, result) in matrix.items() if not result["ok"]]
+    # A call shape torch itself rejects (torch.arange(start=5)) proves nothing either way; the
+    # prover leaves it out too.
+    rejected = {key for key, (_, _, result) in matrix.items() if result["detail"].startswith("the original raised")}
+    assert len(rejected) < len(matrix) / 10
+    failed = [f"{key}: {result['detail']}" for key, (_, _, result) in matrix.items() if not result["ok"] and key not in rejected]
     unsafe = [key for key, (_, safety, _) in matrix.items() if safety != Safety.SAFE]
     assert failed == []
     assert unsafe == []

@@ -62,10 +62,7 @@ SPECS = [
      shapes((2, 3, 4, 5), (3, 4)), Safety.SAFE, "torch"),
     ("flatten-method", torch_function("    return x.flatten(start_dim=1)"), "MS301", {"target_version": "2.4"},
      shapes((2, 3, 4), (6, 1, 5)), Safety.SAFE, "torch"),
-    ("squeeze-dim", torch_function("    return torch.squeeze(x, 1)"), "MS301", {"target_version": "2.4"},
-     shapes((2, 1, 3), (4, 1, 1)), Safety.UNSAFE, "torch"),
-    ("squeeze-last", torch_function("    return torch.squeeze(x, -1)"), "MS301", {"target_version": "2.2"},
-     shapes((2, 3, 1), (5, 1)), Safety.UNSAFE, "torch"),
+    # torch.squeeze has a counterpart in every version (ops.squeeze, dim renamed axis): no MS301.
     # MS302: adaptive average pooling to 1 -> mean(axes, True)
     ("avg-2d-function", torch_function("    return F.adaptive_avg_pool2d(x, 1)"), "MS302", {}, POOL2D, Safety.SAFE, "torch"),
     ("avg-2d-tuple-inline", torch_function("    return nn.AdaptiveAvgPool2d((1, 1))(x) * 2"), "MS302", {}, POOL2D, Safety.SAFE, "torch"),
