@@ -1,0 +1,18 @@
+"""The one error the weight commands raise: its text names the file and what to do."""
+
+from __future__ import annotations
+
+from ..knowledge.weights import default_weight_rules
+
+
+class WeightsError(Exception):
+    """A problem with the user's input (a file, a flag): reported as ``msport: error: ...``."""
+
+
+def message(key: str, **values) -> str:
+    """The user-facing message *key* of rules/weights.toml, filled in."""
+    return default_weight_rules().message(key, **values)
+
+
+def fail(key: str, **values) -> WeightsError:
+    return WeightsError(message(key, **values))
