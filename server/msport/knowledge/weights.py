@@ -16,7 +16,9 @@ from .shared import load_once
 FILE_NAME = "weights.toml"
 #: How a PyTorch value is reshaped into a MindSpore parameter (see ``msport.weights.mapping``).
 RESHAPES = ("insert-axis-2",)
-_FIELDS = ("mindspore", "torch", "names", "children", "reshape", "dropped", "unused")
+#: How a rule is proven on CPU: by the layer's outputs, or (no CPU kernel) by loading alone.
+PROOFS = ("outputs", "load")
+_FIELDS = ("mindspore", "torch", "names", "children", "reshape", "dropped", "unused", "proof")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class LayerWeights:
     reshape: Tuple[Tuple[str, str], ...] = ()  # MindSpore attribute -> reshape kind
     dropped: Tuple[str, ...] = ()
     unused: Tuple[str, ...] = ()
+    proof: str = "outputs"
 
     def torch_key(self, attribute: str) -> str:
         return dict(self.names).get(attribute, attribute)
@@ -77,7 +80,8 @@ def load_weight_rules(directory: Optional[Path] = None) -> WeightRules:
             if kind not in RESHAPES:
                 entry.problem("reshape", f"{attribute}: expected one of {', '.join(RESHAPES)}, got {kind!r}")
         layers[name] = LayerWeights(
-            mindspore=name, torch=entry.strings("torch"), dropped=entry.strings("dropped"), unused=entry.strings("unused"), **tables,
+            mindspore=name, torch=entry.strings("torch"), dropped=entry.strings("dropped"), unused=entry.strings("unused"),
+            proof=entry.text("proof", choices=PROOFS) or "outputs", **tables,
         )
     checkpoint = data.get("checkpoint", {})
     containers = checkpoint.get("containers", []) if isinstance(checkpoint, Mapping) else None

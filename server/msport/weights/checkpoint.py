@@ -33,7 +33,7 @@ def load_state_dict(path: Path, trust: bool = False) -> StateDict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=not trust)
     except pickle.UnpicklingError as exc:
-        if "weights_only" in str(exc) or "Unsupported global" in str(exc):
+        if "Unsupported global" in str(exc):
             raise fail("not_pickle_safe", path=path, reason=_refused(exc)) from None
         raise fail("not_torch_file", path=path, reason=_first_line(exc)) from None
     except (RuntimeError, EOFError, zipfile.BadZipFile, ValueError, AttributeError, ModuleNotFoundError, OSError) as exc:
@@ -78,7 +78,7 @@ def _kind(value) -> str:
 
 def _refused(exc: Exception) -> str:
     for line in str(exc).splitlines():
-        if "Unsupported global" in line or "Unsupported operand" in line:
+        if "Unsupported global" in line:
             return line.strip().rstrip(".")
     return _first_line(exc)
 

@@ -194,5 +194,6 @@ def _max_difference(a, b) -> float:
 
 
 def _reason(exc: BaseException) -> str:
-    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    # MindSpore frames its errors with rules of dashes and headings: the first line of words.
+    lines = [line.strip() for line in str(exc).splitlines() if any(c.isalnum() for c in line) and not line.strip().startswith("- ")]
     return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
