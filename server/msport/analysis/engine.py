@@ -25,6 +25,7 @@ from .graph_context import GraphContextBuilder
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
+from .port_fixes import attach as attach_port_fixes
 from .settings import Settings
 from .source import Source
 from .suppression import FileSuppressions, is_suppressed, line_suppressions
@@ -155,6 +156,10 @@ class Analyzer:
             except Exception as exc:  # a bug in one check costs that check on one statement, not the file
                 log.exception("check %s failed on lines %d-%d", check.__name__, item.chunk.start + 1, item.chunk.end)
                 found.append(self._unchecked(item, check, f"an internal error occurred ({exc!r}; please report it)"))
+        try:
+            found = attach_port_fixes(found, chunk_input)
+        except Exception:  # a bug in a fix builder costs the fixes of one statement, never its findings
+            log.exception("port fixes failed on lines %d-%d", item.chunk.start + 1, item.chunk.end)
         return tuple(found)
 
     def _unchecked(self, item: ParsedChunk, check: Type[Check], why: str) -> Finding:
