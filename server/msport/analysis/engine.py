@@ -26,6 +26,7 @@ from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
 from .port_fixes import attach as attach_port_fixes
+from .port_imports import UnusedTorchImports
 from .settings import Settings
 from .source import Source
 from .suppression import FileSuppressions, is_suppressed, line_suppressions
@@ -75,6 +76,7 @@ class Analyzer:
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
+        self._unused_imports = UnusedTorchImports(self.knowledge, cache_size)
         self._lock = threading.Lock()
 
     def analyze(self, text: str, settings: Settings, path: Optional[str] = None) -> AnalysisResult:
@@ -136,6 +138,8 @@ class Analyzer:
             findings.extend(f.shifted(item.chunk.start) for f in chunk_findings)
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
+        else:  # which imports are unused is known only once every chunk is seen
+            findings.extend(self._unused_imports.findings(parsed, source, context))
         findings = self._finish(findings, source, settings, path, context)
         with self._lock:
             if len(self._recent) == self._recent.maxlen:

@@ -275,6 +275,21 @@ class _Site:
         spelled, imports = spelling(target, self.context)
         return self._fix(rule, [Edit(self.span(node), spelled)], imports, written=self.text(node), new=spelled)
 
+    def _isinstance_class(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`isinstance(m, nn.BatchNorm2d)`: once ported, m is a MindSpore cell."""
+        call = self.parents.get(id(node))
+        if isinstance(call, ast.Tuple):
+            call = self.parents.get(id(call))
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass")
+                and len(call.args) == 2 and node in ast.walk(call.args[1])):
+            return None
+        chunk = self.chunk
+        verdict = chunk.knowledge.verdict(finding.torch_api, chunk.settings.version, chunk.settings.backend)
+        if verdict is None or verdict.status == "missing" or not verdict.mindspore:
+            return None
+        spelled, imports = spelling(verdict.mindspore, self.context)
+        return self._fix(rule, [Edit(self.span(node), spelled)], imports, written=self.text(node), new=spelled)
+
     # -- cell methods --------------------------------------------------------------
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:
         if self._method_call(node) is None:

@@ -145,7 +145,7 @@ def port_check(args: argparse.Namespace) -> int:
             print(message("port_check_row", output=row.output, shape=str(row.shape), mode=row.mode, difference=row.difference,
                           verdict="ok" if row.ok else "DIFFERS"))
         for problem in result.problems:
-            print(f"msport: error: {problem}", file=sys.stderr)
+            print(f"msport: {problem}")
         print(f"msport: {verdict}")
     return EXIT_OK if result.ok else EXIT_DIFFERS
 

@@ -20,7 +20,7 @@ FILE_NAME = "port_fixes.toml"
 BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
-    "init-to-initializer", "dtype",
+    "init-to-initializer", "dtype", "isinstance-class",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
@@ -80,10 +80,30 @@ class Helper:
 
 
 @dataclass(frozen=True)
+class ImportRules:
+    """MS104, imports of PyTorch nothing uses: the texts, and the names a freed import may rebind."""
+
+    message: str = ""
+    title: str = ""
+    rebind_title: str = ""
+    rebind: Tuple[Tuple[str, str], ...] = ()  # local name -> MindSpore module
+
+
+@dataclass(frozen=True)
+class ParameterRules:
+    """MS105, a layer parameter read by its PyTorch name: the texts."""
+
+    message: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class PortFixRules:
     fixes: Tuple[PortFix, ...] = ()
     init: Dict[str, InitRule] = field(default_factory=dict)
     helpers: Dict[str, Helper] = field(default_factory=dict)
+    imports: ImportRules = ImportRules()
+    parameters: ParameterRules = ParameterRules()
     problems: Tuple[RuleProblem, ...] = ()
 
     def for_api(self, name: Optional[str]) -> Optional[PortFix]:
@@ -143,7 +163,24 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
         helper = fix.option("helper")
         if helper is not None and helper not in helpers:
             problems.append(RuleProblem(FILE_NAME, f"fix ({fix.builder})", "helper", f"no [helpers.{helper}] table"))
-    return PortFixRules(tuple(fixes), init, helpers, tuple(problems))
+    parameters = data.get("parameters", {})
+    if not isinstance(parameters, Mapping) or not all(isinstance(parameters.get(k), str) for k in ("message", "title")):
+        problems.append(RuleProblem(FILE_NAME, "parameters", "", "expected a table with message and title"))
+        parameters = {}
+    return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
+                        ParameterRules(parameters.get("message", ""), parameters.get("title", "")), tuple(problems))
+
+
+def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:
+    texts = ("message", "title", "rebind_title")
+    if not isinstance(table, Mapping) or not all(isinstance(table.get(k), str) and table.get(k) for k in texts):
+        problems.append(RuleProblem(FILE_NAME, "imports", "", f"expected a table with {', '.join(texts)}"))
+        return ImportRules()
+    rebind = table.get("rebind", {})
+    if not isinstance(rebind, Mapping) or not all(isinstance(v, str) and v.startswith("mindspore") for v in rebind.values()):
+        problems.append(RuleProblem(FILE_NAME, "imports", "rebind", "expected a table of name = \"mindspore module\""))
+        rebind = {}
+    return ImportRules(*(table[k] for k in texts), tuple(sorted(rebind.items())))
 
 
 def _init_rules(table: Any, problems: List[RuleProblem]) -> Dict[str, InitRule]:

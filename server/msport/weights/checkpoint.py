@@ -7,7 +7,6 @@ says why and what to do. ``--trust-checkpoint`` is the explicit way past it.
 
 from __future__ import annotations
 
-import pickle
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +29,12 @@ def load_state_dict(path: Path, trust: bool = False) -> StateDict:
         raise fail("not_found", path=path)
     if not path.is_file():
         raise fail("not_a_file", path=path)
+    # torch.load raises the unpickler's own error for what weights_only refuses; msport itself
+    # never unpickles, so it names the class through torch rather than importing pickle.
+    refused = torch.serialization.pickle.UnpicklingError
     try:
         data = torch.load(path, map_location="cpu", weights_only=not trust)
-    except pickle.UnpicklingError as exc:
+    except refused as exc:
         if "Unsupported global" in str(exc):
             raise fail("not_pickle_safe", path=path, reason=_refused(exc)) from None
         raise fail("not_torch_file", path=path, reason=_first_line(exc)) from None

@@ -2,6 +2,7 @@
 
 from .api_mapping import ApiMappingCheck
 from .dynamic_shape import DynamicShapeCheck
+from .layer_parameters import LayerParametersCheck
 from .replacements import ReplacementsCheck
 
-CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck)
+CHECKS = (ApiMappingCheck, DynamicShapeCheck, ReplacementsCheck, LayerParametersCheck)
