@@ -22,13 +22,17 @@ class StateDict:
     notes: List[str] = field(default_factory=list)
 
 
-def load_state_dict(path: Path, trust: bool = False) -> StateDict:
-    import torch
-
+def check_readable(path: Path) -> None:
+    """A missing checkpoint is named before seconds go into importing torch."""
     if not path.exists():
         raise fail("not_found", path=path)
     if not path.is_file():
         raise fail("not_a_file", path=path)
+
+
+def load_state_dict(path: Path, trust: bool = False) -> StateDict:
+    check_readable(path)
+    import torch
     # torch.load raises the unpickler's own error for what weights_only refuses; msport itself
     # never unpickles, so it names the class through torch rather than importing pickle.
     refused = torch.serialization.pickle.UnpicklingError

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..knowledge.weights import default_weight_rules
-from .checkpoint import load_state_dict
+from .checkpoint import check_readable, load_state_dict
 from .errors import WeightsError, fail, message
 from .mapping import ModelMap, Plan, plan
-from .modelfile import Arguments, ImportedFiles, model_from_file
+from .modelfile import Arguments, ImportedFiles, model_from_file, read_source
 
 
 @dataclass
@@ -70,6 +70,8 @@ def map_model(net, model_name: str, state: Dict[str, Any], checkpoint: Path, mod
 def convert_weights(model_path: Path, checkpoint: Path, output: Path, class_name: Optional[str], arguments: Arguments,
                     trust: bool = False, partial: bool = False, stage=lambda text: None) -> Conversion:
     _check_output(checkpoint, output)
+    check_readable(checkpoint)
+    read_source(model_path)  # both files named before seconds go into importing the frameworks
     stage(f"reading {checkpoint}")
     state = load_state_dict(checkpoint, trust)
     stage(f"building the MindSpore model of {model_path}")
