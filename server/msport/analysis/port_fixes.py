@@ -275,13 +275,10 @@ class _Site:
         spelled, imports = spelling(target, self.context)
         return self._fix(rule, [Edit(self.span(node), spelled)], imports, written=self.text(node), new=spelled)
 
-    def _isinstance_class(self, rule: PortFix, node, finding) -> Optional[Fix]:
-        """`isinstance(m, nn.BatchNorm2d)`: once ported, m is a MindSpore cell."""
-        call = self.parents.get(id(node))
-        if isinstance(call, ast.Tuple):
-            call = self.parents.get(id(call))
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass")
-                and len(call.args) == 2 and node in ast.walk(call.args[1])):
+    def _class_reference(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`isinstance(m, nn.BatchNorm2d)` and `layer: nn.Module`: once ported, the objects are
+        MindSpore cells, so the class tested or annotated is the one the port builds."""
+        if not (self._in_isinstance(node) or self._in_annotation(node)):
             return None
         chunk = self.chunk
         verdict = chunk.knowledge.verdict(finding.torch_api, chunk.settings.version, chunk.settings.backend)
@@ -289,6 +286,23 @@ class _Site:
             return None
         spelled, imports = spelling(verdict.mindspore, self.context)
         return self._fix(rule, [Edit(self.span(node), spelled)], imports, written=self.text(node), new=spelled)
+
+    def _in_isinstance(self, node: ast.AST) -> bool:
+        call = self.parents.get(id(node))
+        if isinstance(call, ast.Tuple):
+            call = self.parents.get(id(call))
+        return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass")
+                and len(call.args) == 2 and any(item is node for item in ast.walk(call.args[1])))
+
+    def _in_annotation(self, node: ast.AST) -> bool:
+        child, parent = node, self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.arg):
+                return parent.annotation is child
+            child, parent = parent, self.parents.get(id(parent))
+        if isinstance(parent, _FUNCTIONS):
+            return parent.returns is child
+        return isinstance(parent, ast.AnnAssign) and parent.annotation is child
 
     # -- cell methods --------------------------------------------------------------
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:

@@ -20,7 +20,7 @@ FILE_NAME = "port_fixes.toml"
 BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
-    "init-to-initializer", "dtype", "isinstance-class",
+    "init-to-initializer", "dtype", "class-reference",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
@@ -95,6 +95,7 @@ class ParameterRules:
 
     message: str = ""
     title: str = ""
+    mixed_message: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,11 +165,12 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
         if helper is not None and helper not in helpers:
             problems.append(RuleProblem(FILE_NAME, f"fix ({fix.builder})", "helper", f"no [helpers.{helper}] table"))
     parameters = data.get("parameters", {})
-    if not isinstance(parameters, Mapping) or not all(isinstance(parameters.get(k), str) for k in ("message", "title")):
-        problems.append(RuleProblem(FILE_NAME, "parameters", "", "expected a table with message and title"))
+    texts = ("message", "title", "mixed_message")
+    if not isinstance(parameters, Mapping) or not all(isinstance(parameters.get(k), str) for k in texts):
+        problems.append(RuleProblem(FILE_NAME, "parameters", "", f"expected a table with {', '.join(texts)}"))
         parameters = {}
     return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
-                        ParameterRules(parameters.get("message", ""), parameters.get("title", "")), tuple(problems))
+                        ParameterRules(*(parameters.get(k, "") for k in texts)), tuple(problems))
 
 
 def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:

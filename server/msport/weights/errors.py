@@ -16,3 +16,11 @@ def message(key: str, **values) -> str:
 
 def fail(key: str, **values) -> WeightsError:
     return WeightsError(message(key, **values))
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: first line`` of an exception. MindSpore frames its messages with rules of dashes,
+    headings and a C++ stack: the first line of words is the one that says what went wrong."""
+    lines = [line.strip() for line in str(exc).splitlines()
+             if any(c.isalnum() for c in line) and not line.strip().startswith(("- ", "mindspore/ccsrc/"))]
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
-from .errors import fail
+from .errors import describe, fail
 
 #: Frames of these directories are not the user's: an error is located at the user's last line.
 _LIBRARIES = (str(Path(__file__).resolve().parents[1]), sys.prefix, sys.base_prefix, "<frozen")
@@ -165,8 +165,7 @@ def _last_line(exc: BaseException) -> str:
     """The exception as Python prints its last line, with the user's line that raised it."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(_LIBRARIES)]
     where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
-    return (text[-1] if text else type(exc).__name__) + where
+    return describe(exc) + where
 
 
 def model_from_file(path: Path, framework: str, files: ImportedFiles, class_name: Optional[str], arguments: Arguments,

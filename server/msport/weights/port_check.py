@@ -16,7 +16,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from .checkpoint import load_state_dict
 from .convert import map_model, parameters_for
-from .errors import WeightsError, fail, message
+from .errors import WeightsError, describe, fail, message
 from .modelfile import Arguments, ImportedFiles, model_from_file
 
 MODES = ("pynative", "graph")
@@ -109,14 +109,14 @@ def port_check(model_path: Path, reference_path: Path, inputs: Sequence[InputSpe
         try:
             expected = _leaves(reference(*[torch.from_numpy(a) for a in arrays]))
         except Exception as exc:
-            raise fail("port_check_run_failed", side=f"the PyTorch reference {reference_name}", mode="eval", reason=_reason(exc)) from None
+            raise fail("port_check_run_failed", side=f"the PyTorch reference {reference_name}", mode="eval", reason=describe(exc)) from None
     for mode in modes:
         stage(f"running {name} in {mode} mode")
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
         try:
             actual = _leaves(net(*[ms.Tensor(a) for a in arrays]))
         except Exception as exc:
-            result.problems.append(message("port_check_run_failed", side=name, mode=mode, reason=_reason(exc)))
+            result.problems.append(message("port_check_run_failed", side=name, mode=mode, reason=describe(exc)))
             continue
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
@@ -191,9 +191,3 @@ def _max_difference(a, b) -> float:
     if a.dtype == bool or b.dtype == bool:
         return float(np.count_nonzero(a.astype(bool) != b.astype(bool)))
     return float(np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64))))
-
-
-def _reason(exc: BaseException) -> str:
-    # MindSpore frames its errors with rules of dashes and headings: the first line of words.
-    lines = [line.strip() for line in str(exc).splitlines() if any(c.isalnum() for c in line) and not line.strip().startswith("- ")]
-    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")

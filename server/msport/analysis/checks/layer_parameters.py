@@ -12,7 +12,7 @@ keeps weight/bias) and the names are read from rules/weights.toml, the converter
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 from ...knowledge.port_fixes import default_port_fix_rules
 from ...knowledge.weights import default_weight_rules
@@ -36,31 +36,33 @@ class LayerParametersCheck(Check):
         self.generic_visit(node)
 
     def visit_If(self, node: ast.If) -> None:
-        narrowed = self._narrowed(node.test)
-        if narrowed is not None:
-            name, renames, layer, target = narrowed
-            for statement in node.body:
-                for item in walk(statement):
-                    if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == name and item.attr in renames:
-                        self._report(item, renames[item.attr], layer, target)
+        test = node.test
+        if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
+            self._narrowed(node, test.args[0].id, test.args[1])
         self.generic_visit(node)
 
-    def _narrowed(self, test: ast.AST) -> Optional[Tuple[str, Dict[str, str], str, str]]:
-        """(the narrowed name, PyTorch key -> MindSpore attribute, the class as written, the
-        MindSpore class) for `isinstance(name, Layer)` whose MindSpore layer renames parameters."""
-        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name)):
-            return None
-        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-        found = {self._target(c) for c in classes}
-        if len(found) != 1 or None in found:
-            return None  # several classes: a name may be right for one and wrong for another
-        target = found.pop()
-        layer = default_weight_rules().layers.get(target)
-        if layer is None:
-            return None
-        renames = _renames(layer)
-        return (test.args[0].id, renames, _text(classes[0], self.chunk.lines), target) if renames else None
+    def _narrowed(self, node: ast.If, name: str, classinfo: ast.AST) -> None:
+        """`isinstance(name, Layer)`: the parameters of *name* the MindSpore layer names otherwise.
+        With several classes, a name one of them renames is reported without a fix."""
+        classes = classinfo.elts if isinstance(classinfo, ast.Tuple) else [classinfo]
+        targets = [self._target(c) for c in classes]
+        renames = [_renames(default_weight_rules().layers[t]) if t in default_weight_rules().layers else {} for t in targets]
+        layer = _text(classinfo, self.chunk.lines)
+        reported = set()  # `m.weight` once per branch: the edit that resolves it is one
+        for statement in node.body:
+            for item in walk(statement):
+                if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == name):
+                    continue
+                names = {r.get(item.attr, item.attr) for r in renames}
+                renamed = [(t, r[item.attr]) for t, r in zip(targets, renames) if item.attr in r]
+                if not renamed or item.attr in reported:
+                    continue
+                reported.add(item.attr)
+                if len(names) == 1 and None not in targets:
+                    self._report(item, renamed[0][1], layer, renamed[0][0])
+                else:
+                    self._report(item, renamed[0][1], layer, renamed[0][0], mixed=True)
 
     def _target(self, node: ast.AST) -> Optional[str]:
         qualified = self.qualified(node)
@@ -75,15 +77,16 @@ class LayerParametersCheck(Check):
             return None
         return verdict.mindspore
 
-    def _report(self, node: ast.Attribute, name: str, layer: str, target: str) -> None:
+    def _report(self, node: ast.Attribute, name: str, layer: str, target: str, mixed: bool = False) -> None:
         texts = default_port_fix_rules().parameters
         written = _text(node, self.chunk.lines)
         span = self.attribute_name_span(node)
-        fix = Fix(texts.title.format(attribute=node.attr, name=name), Safety.SAFE, (Edit(span, name),))
+        values = dict(written=written, layer=layer, target=target, name=name, attribute=node.attr)
+        fixes = () if mixed else (Fix(texts.title.format(**values), Safety.SAFE, (Edit(span, name),)),)
+        message = (texts.mixed_message if mixed else texts.message).format(**values)
         self.findings.append(Finding(
             code=CODE, category=Category.DIVERGENT_API, severity=Severity(self.knowledge.code(CODE).severity), span=span,
-            message=texts.message.format(written=written, layer=layer, target=target, name=name), mindspore_api=f"{target}.{name}",
-            fixes=(fix,),
+            message=message, mindspore_api=f"{target}.{name}", fixes=fixes,
         ))
 
 
