@@ -65,6 +65,8 @@ state = net.state_dict()
 torch.save(state, "good.pth")
 torch.save({"epoch": 3, "model_state_dict": state, "optimizer": {"lr": 0.1}}, "training.pth")
 torch.save({"module." + k: v for k, v in state.items()}, "parallel.pth")
+import appended_reference
+torch.save(appended_reference.Net().state_dict(), "appended.pth")
 torch.save(reference.Net(num_classes=12).state_dict(), "other_classes.pth")
 torch.save({"encoder.weight": torch.zeros(3, 3), "decoder.bias": torch.zeros(3)}, "other_model.pth")
 torch.save([torch.zeros(2), torch.ones(2)], "list.pth")
@@ -80,6 +82,38 @@ AMBIGUOUS = PORT + '''
 class Other(nn.Cell):
     def construct(self, x):
         return x
+'''
+
+#: Cells appended to CellLists after assignment: MindSpore names their parameters "0.weight" in both.
+APPENDED = '''from mindspore import nn
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.encode = nn.CellList()
+        self.decode = nn.CellList()
+        self.encode.append(nn.Dense(4, 4))
+        self.decode.append(nn.Dense(4, 4))
+
+    def construct(self, x):
+        return self.decode[0](self.encode[0](x))
+'''
+
+APPENDED_REFERENCE = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encode = nn.ModuleList()
+        self.decode = nn.ModuleList()
+        self.encode.append(nn.Linear(4, 4))
+        self.decode.append(nn.Linear(4, 4))
+
+    def forward(self, x):
+        return self.decode[0](self.encode[0](x))
 '''
 
 NEEDS_ARGS = PORT.replace("def __init__(self, num_classes=10)", "def __init__(self, num_classes, width)")
@@ -117,6 +151,8 @@ RUNS = {
     "args": convert("--args", '{"num_classes": 12}', checkpoint="other_classes.pth", output="args.ckpt"),
     "no_output_dir": convert(output="nowhere/out.ckpt"),
     "output_is_input": convert(output="good.pth"),
+    "shared_names": convert(model="appended.py", checkpoint="appended.pth"),
+    "shared_names_checked": ["port-check", "appended.py", "--reference", "appended_reference.py", "--input", "2,4"],
 }
 
 
@@ -124,7 +160,7 @@ RUNS = {
 def folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("convert")
     for name, text in {"reference.py": REFERENCE, "port.py": PORT, "ambiguous.py": AMBIGUOUS, "needs_args.py": NEEDS_ARGS,
-                       "broken.py": BROKEN}.items():
+                       "broken.py": BROKEN, "appended.py": APPENDED, "appended_reference.py": APPENDED_REFERENCE}.items():
         Path(folder, name).write_text(text, encoding="utf-8")
     return folder
 
@@ -230,3 +266,12 @@ def test_constructor_arguments_and_class_choice(results, folder):
     assert results["args"]["status"] == 0, results["args"]
     assert results["ambiguous_named"]["status"] == 0, results["ambiguous_named"]
     assert (folder / "args.ckpt").is_file() and (folder / "named.ckpt").is_file()
+
+
+def test_parameters_sharing_a_name_are_named_and_the_port_still_checked(results):
+    message = error(results, "shared_names")
+    assert "0.weight: 2 parameters of the MindSpore model share this name (encode.0.weight, decode.0.weight)" in message
+    assert "nn.CellList(layers)" in message
+    checked = results["shared_names_checked"]
+    assert checked["status"] == 0, checked
+    assert "2 parameter names of the MindSpore model are shared" in checked["stdout"] and "the port matches" in checked["stdout"]

@@ -261,7 +261,16 @@ class _Site:
         if qualified is not None and qualified.startswith("torch.") and self.chunk.knowledge.torch_apis.get(qualified) not in ("class", "function", "module"):
             return qualified.count(".") == 1  # torch.float16, torch.long...
         name = _last_name(node)
-        return name is not None and (name in rule.option("dtype_names", ()) or name.endswith(tuple(rule.option("dtype_suffixes", ()))))
+        if name is not None and (name in rule.option("dtype_names", ()) or name.endswith(tuple(rule.option("dtype_suffixes", ())))):
+            return True
+        # `orig_type = x.dtype` ... `x.to(orig_type)`: a local name given only dtypes.
+        return isinstance(node, ast.Name) and self._assigned_only(node, lambda value: _last_name(value) in rule.option("dtype_names", ()))
+
+    def _assigned_only(self, name: ast.Name, test) -> bool:
+        function = _enclosing_function(name, self.parents)
+        values = [stmt.value for stmt in walk(function) if isinstance(stmt, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets)] if function is not None else []
+        return bool(values) and all(test(value) for value in values)
 
     def _qualified(self, node: ast.AST) -> Optional[str]:
         from .names import qualified_name

@@ -54,11 +54,23 @@ def parameters_for(conversion: Conversion) -> Dict[str, Any]:
     return values
 
 
-def map_model(net, model_name: str, state: Dict[str, Any], checkpoint: Path, model_path: Path, partial: bool) -> Conversion:
-    """The conversion plan of *state* for *net*; raises when it leaves problems (unless *partial*)."""
+def map_model(net, model_name: str, state: Dict[str, Any], checkpoint: Path, model_path: Path, partial: bool,
+              rename_shared: bool = False) -> Conversion:
+    """The conversion plan of *state* for *net*; raises when it leaves problems (unless *partial*).
+    Parameters that share a name make a checkpoint ambiguous: an error, unless *rename_shared*
+    (the port check, which loads the values in memory), which names them by their paths."""
     model = ModelMap(net, default_weight_rules())
+    shared = model.shared_names()
+    notes = []
+    if shared and not rename_shared:
+        raise WeightsError("\n".join(message("duplicate_names", name=name, count=len(paths), paths=", ".join(paths[:4]))
+                                     for name, paths in list(shared.items())[:10]))
+    if shared:
+        name, paths = next(iter(shared.items()))
+        notes.append(message("duplicate_names_checked", count=len(shared), name=name, paths=", ".join(paths[:4])))
+        model.name_by_path()
     result = plan(model, state, str(checkpoint), f"{model_path} ({model_name})")
-    conversion = Conversion(model_name, result)
+    conversion = Conversion(model_name, result, notes)
     if result.problems and not partial:
         summary = message("mismatch_summary", checkpoint=checkpoint, model=f"{model_path} ({model_name})", count=len(result.problems))
         raise WeightsError("\n".join(result.problems + [summary]))

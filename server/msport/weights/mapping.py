@@ -89,6 +89,19 @@ class ModelMap:
                 self.slots.append(Slot(_join(item.path, attribute), parameter, torch_key, item.layer, item.path))
         self.by_torch_prefix = {item.torch_prefix: item for item in self.cells}
 
+    def shared_names(self) -> Dict[str, List[str]]:
+        """Parameter names several parameters carry (name -> their paths): cells appended to a
+        CellList after it was assigned are named relative to the list ("0.weight")."""
+        paths: Dict[str, List[str]] = {}
+        for slot in self.slots:
+            paths.setdefault(slot.parameter.name, []).append(slot.path)
+        return {name: found for name, found in paths.items() if len(found) > 1}
+
+    def name_by_path(self) -> None:
+        """Each parameter named by its path in the model, so that names are unique."""
+        for slot in self.slots:
+            slot.parameter.name = slot.path
+
     def _walk(self, cell, path: str, torch_prefix: str, seen: set) -> Iterator[_Cell]:
         if id(cell) in seen:
             return

@@ -96,9 +96,13 @@ def port_check(model_path: Path, reference_path: Path, inputs: Sequence[InputSpe
     import mindspore as ms
 
     name, net = model_from_file(model_path, "mindspore", files, class_name, arguments)
-    conversion = map_model(net, name, dict(reference.state_dict()), checkpoint or reference_path, model_path, partial=False)
-    notes.extend(n for n in conversion.plan.notes if n not in notes)
-    ms.load_param_into_net(net, parameters_for(conversion), strict_load=True)
+    conversion = map_model(net, name, dict(reference.state_dict()), checkpoint or reference_path, model_path, partial=False,
+                           rename_shared=True)
+    notes.extend(n for n in conversion.notes + conversion.plan.notes if n not in notes)
+    try:
+        ms.load_param_into_net(net, parameters_for(conversion), strict_load=True)
+    except (RuntimeError, ValueError, TypeError) as exc:
+        raise fail("verify_failed", output="the converted weights", name=name, reason=describe(exc)) from None
     net.set_train(False)
     result = PortCheck(name, reference_name, notes=notes)
 

@@ -27,13 +27,23 @@ CODE = "MS105"
 class LayerParametersCheck(Check):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         value = self.infer(node.value) if isinstance(node.value, (ast.Attribute, ast.Name)) else None
-        if isinstance(value, Instance) and not value.cls.startswith("<"):
-            target = self._target_of(value.cls)
+        qualified = value.cls if isinstance(value, Instance) and not value.cls.startswith("<") else self._inherited(node.value)
+        if qualified is not None:
+            target = self._target_of(qualified)
             layer = default_weight_rules().layers.get(target) if target else None
             name = _renames(layer).get(node.attr) if layer else None
             if name is not None:
                 self._report(node, name, _text(node.value, self.chunk.lines), target)
         self.generic_visit(node)
+
+    def _inherited(self, node: ast.AST) -> Optional[str]:
+        """The layer class `self` derives from, in a method of a subclass of a layer
+        (`class LayerNorm(nn.LayerNorm)`: its `self.weight` is the layer's parameter)."""
+        if not (isinstance(node, ast.Name) and node.id == self.scope_self_name() and self.class_stack):
+            return None
+        bases = [self.qualified(base) for base in self.class_stack[-1].bases]
+        found = [b for b in bases if b and self._target_of(b) in default_weight_rules().layers]
+        return found[0] if len(found) == 1 else None
 
     def visit_If(self, node: ast.If) -> None:
         test = node.test
