@@ -20,8 +20,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from .chunks import ParsedChunk
 from .lru import LRU
 from ..knowledge.index import KnowledgeBase
-from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
+from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
+from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
 from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
@@ -32,13 +33,19 @@ class FunctionDecl:
     qualname: str  # "f" or "Class.method"
     params: Tuple[str, ...]
     root: Optional[str] = None  # GRAPH, JIT, PIPELINE or EAGER when the function is one by itself
-    calls: Tuple[str, ...] = ()  # "f", "self:Class.m", "inst:Class.m"
+    #: What it calls: "f", "self:Class.m", "inst:Class.m" (a method of an instance of a class of
+    #: this module; "inst:Class.__call__" for calling the instance), "ext:pkg.mod.f" or
+    #: "ext:pkg.mod.Class.m" (a function or method of another module, resolved by the project index).
+    calls: Tuple[str, ...] = ()
+    #: Among them, those whose results feed the loss of a training step (`.backward()`,
+    #: `autograd.grad`): the forward-and-loss computation compiled after a port.
+    train_calls: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ClassDecl:
     name: str
-    bases: Tuple[str, ...]  # local base classes, by name
+    bases: Tuple[str, ...]  # base classes: local ones by name, others qualified ("ext:pkg.mod.Base")
     methods: Tuple[str, ...]
 
 
@@ -46,8 +53,9 @@ class ClassDecl:
 class ChunkGraphFacts:
     functions: Tuple[FunctionDecl, ...] = ()
     classes: Tuple[ClassDecl, ...] = ()
-    pipeline_refs: Tuple[str, ...] = ()  # names passed as collate_fn=, transform=, ...
+    pipeline_refs: Tuple[str, ...] = ()  # names passed as collate_fn=, transform=, ... ("ext:..." for imported ones)
     jit_refs: Tuple[str, ...] = ()  # names wrapped as jit(name)
+    graph_refs: Tuple[str, ...] = ()  # functions differentiated by value_and_grad(name, ...) and the like
     eager_refs: Tuple[str, ...] = ()  # functions called by top-level statements (scripts)
     mode: Optional[str] = None  # from set_context(mode=...)
 
@@ -62,6 +70,7 @@ class _Collector(ScopeVisitor):
         self.classes: List[ClassDecl] = []
         self.pipeline_refs: List[str] = []
         self.jit_refs: List[str] = []
+        self.graph_refs: List[str] = []
         self.eager_refs: List[str] = []
         self.mode: Optional[str] = None
         self._current: Optional[dict] = None
@@ -71,12 +80,20 @@ class _Collector(ScopeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if self.class_stack or self._current is not None:
             return super().visit_ClassDef(node)  # nested classes belong to their enclosing code
-        bases = tuple(b.id for b in node.bases if isinstance(b, ast.Name))
+        bases = tuple(b for b in map(self._base_key, node.bases) if b)
         methods = tuple(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         self.classes.append(ClassDecl(node.name, bases, methods))
         self._pipeline_class = self._is_pipeline_class(node)
         super().visit_ClassDef(node)
         self._pipeline_class = False
+
+    def _base_key(self, base: ast.AST) -> Optional[str]:
+        if isinstance(base, ast.Name) and self.context.is_local_class(base.id) and self.context.binding(base.id) is None:
+            return base.id
+        qualified = self.qualified(base)
+        if qualified and self.facts.framework_of(qualified) is None:
+            return f"ext:{qualified}"  # a class of another module (of the project, or not)
+        return None
 
     def _is_pipeline_class(self, node: ast.ClassDef) -> bool:
         pipeline = self.rules.pipeline
@@ -85,8 +102,14 @@ class _Collector(ScopeVisitor):
         lowered = node.name.lower()
         if any(word in lowered for word in pipeline.class_words):
             return True
-        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in pipeline.methods for s in node.body):
-            return True  # a plain class with __getitem__ / __call__: a dataset or a transform
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if method.name in pipeline.methods:
+                return True  # a plain class with __getitem__ / __iter__: a dataset or a sampler
+            params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
+            if method.name == "__call__" and params and params[0] in pipeline.call_parameters:
+                return True  # __call__(self, img): a transform
         for base in node.bases:
             qualified = self.qualified(base)
             if qualified and (qualified in pipeline.bases or any(qualified.startswith(m + ".") for m in pipeline.base_modules)):
@@ -98,7 +121,8 @@ class _Collector(ScopeVisitor):
             return super().visit_FunctionDef(node)
         in_class = bool(self.class_stack)
         qualname = f"{self.class_stack[0].name}.{node.name}" if in_class else node.name
-        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None}
+        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None,
+                                               "uses": {}, "losses": []}
         super().visit_FunctionDef(node)
         record, self._current = self._current, outer
         args = node.args
@@ -106,7 +130,8 @@ class _Collector(ScopeVisitor):
         if in_class and params and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
             params = params[1:]
         params += [a.arg for a in args.kwonlyargs]
-        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"]))))
+        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"])),
+                                           _train_calls(record)))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -130,6 +155,46 @@ class _Collector(ScopeVisitor):
             return PIPELINE
         return None
 
+    # -- training steps: which calls compute the loss ---------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        super().visit_Assign(node)
+        if self._current is not None:
+            names, calls = self._sources(node.value)
+            for target in node.targets:
+                for name in _target_names(target):
+                    entry = self._current["uses"].setdefault(name, (set(), set()))
+                    entry[0].update(names)
+                    entry[1].update(calls)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        super().visit_AugAssign(node)
+        if self._current is not None:
+            names, calls = self._sources(node.value)
+            for name in _target_names(node.target):
+                entry = self._current["uses"].setdefault(name, (set(), set()))
+                entry[0].update(names)
+                entry[1].update(calls)
+
+    def _sources(self, value: ast.AST) -> Tuple[Set[str], Set[str]]:
+        """The names (`x`, `self.loss`) and the callees an expression is computed from."""
+        names: Set[str] = set()
+        calls: Set[str] = set()
+        for node in walk(value):
+            if isinstance(node, ast.Call):
+                key = self._call_key(node)
+                if key:
+                    calls.add(key)
+            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(getattr(node, "ctx", None), ast.Load):
+                dotted = dotted_name(node)
+                if dotted:
+                    names.add(dotted)
+        return names, calls
+
+    def _note_loss(self, node: ast.AST) -> None:
+        if self._current is not None:
+            self._current["losses"].append(self._sources(node))
+
+    # -- calls -----------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         self._note_call(node)
         self.generic_visit(node)
@@ -145,26 +210,74 @@ class _Collector(ScopeVisitor):
         func = node.func
         qualified = self.qualified(func)
         canonical = self.rules.canonical(qualified) if qualified else None
-        if canonical in self.rules.graph.decorators:
-            self.jit_refs.extend(a.id for a in node.args if isinstance(a, ast.Name))
-        if canonical in self.rules.graph.set_context:
+        graph = self.rules.graph
+        if canonical in graph.decorators:
+            self.jit_refs.extend(self._refs(node.args[:1] if node.args else ()))
+        if canonical in graph.gradient_transforms and node.args:
+            self.graph_refs.extend(self._refs(node.args[:1]))
+        if canonical in graph.gradient_functions and (node.args or node.keywords):
+            self._note_loss(node.args[0] if node.args else node.keywords[0].value)
+        if isinstance(func, ast.Attribute) and func.attr in graph.backward_methods:
+            self._note_loss(func.value)  # loss.backward(), scaler.scale(loss).backward()
+        if canonical in graph.set_context:
             for keyword in node.keywords:
                 if keyword.arg == "mode":
                     self.mode = self._mode(keyword.value) or self.mode
         for keyword in node.keywords:
             if keyword.arg in self.rules.pipeline.keywords:
-                self.pipeline_refs.extend(n.id for n in walk(keyword.value) if isinstance(n, ast.Name))
+                self.pipeline_refs.extend(self._refs([n for n in walk(keyword.value) if isinstance(n, (ast.Name, ast.Attribute))]))
         if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
             self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
-        if self._current is None or not isinstance(func, ast.Attribute):
+        if self._current is None:
             return
-        if isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self._current["class"]:
-            if self.self_attribute(func.attr) is None:
-                self._current["calls"].append(f"self:{self._current['class']}.{func.attr}")
-            return
-        receiver = self.infer(func.value)
-        if isinstance(receiver, Instance) and receiver.cls.startswith(LOCAL + "."):
-            self._current["calls"].append(f"inst:{receiver.cls[len(LOCAL) + 1:]}.{func.attr}")
+        key = self._call_key(node)
+        if key:
+            self._current["calls"].append(key)
+
+    def _refs(self, nodes) -> List[str]:
+        """Functions and classes named by *nodes*: local names as they are, others "ext:qualified"."""
+        refs = []
+        for node in nodes:
+            if isinstance(node, ast.Name) and (node.id in self.function_names or self.context.is_local_class(node.id)):
+                if not self.scope.lookup(node.id)[0]:
+                    refs.append(node.id)
+                    continue
+            qualified = self.qualified(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if qualified and self.facts.framework_of(qualified) is None and not qualified.startswith(LOCAL):
+                refs.append(f"ext:{qualified}")
+        return refs
+
+    def _call_key(self, node: ast.Call) -> Optional[str]:
+        """The callee of *node* as a call key (see FunctionDecl.calls), or None for APIs and
+        anything msport cannot place."""
+        func = node.func
+        current_class = self._current["class"] if self._current is not None else None
+        if isinstance(func, ast.Name) and func.id in self.function_names and not self.scope.lookup(func.id)[0]:
+            return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and current_class:
+            attribute = self.self_attribute(func.attr)
+            if attribute is None:
+                return f"self:{current_class}.{func.attr}"
+            return self._instance_key(attribute, "__call__")  # self.compute_loss(preds, targets)
+        if isinstance(func, ast.Attribute):
+            receiver = self.infer(func.value)
+            if isinstance(receiver, Instance):
+                return self._instance_key(receiver, func.attr)
+        value = self.infer(func)
+        if isinstance(value, Instance):
+            return self._instance_key(value, "__call__")  # loss_fn(preds, targets), Loss()(p, t)
+        if isinstance(value, Ref) and not value.qualified.startswith(LOCAL) and self.facts.framework_of(value.qualified) is None:
+            return f"ext:{value.qualified}"
+        return None
+
+    def _instance_key(self, value, method: str) -> Optional[str]:
+        if not isinstance(value, Instance):
+            return None
+        if value.cls.startswith(LOCAL + "."):
+            return f"inst:{value.cls[len(LOCAL) + 1:]}.{method}"
+        if self.context.imported_class(value.cls)[0]:
+            return f"ext:{value.cls}.{method}"
+        return None
 
     def _mode(self, value: ast.AST) -> Optional[str]:
         if isinstance(value, ast.Constant) and value.value in (0, 1) and not isinstance(value.value, bool):
@@ -179,8 +292,41 @@ class _Collector(ScopeVisitor):
     def result(self) -> ChunkGraphFacts:
         return ChunkGraphFacts(
             functions=tuple(self.functions), classes=tuple(self.classes), pipeline_refs=tuple(self.pipeline_refs),
-            jit_refs=tuple(self.jit_refs), eager_refs=tuple(self.eager_refs), mode=self.mode,
+            jit_refs=tuple(self.jit_refs), graph_refs=tuple(self.graph_refs), eager_refs=tuple(self.eager_refs), mode=self.mode,
         )
+
+
+def _target_names(target: ast.AST) -> Iterable[str]:
+    """The names an assignment binds: `a`, `a, b`, `self.loss`, `(loss, items)`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element.value if isinstance(element, ast.Starred) else element)
+    elif isinstance(target, (ast.Name, ast.Attribute)):
+        dotted = dotted_name(target)
+        if dotted:
+            yield dotted
+
+
+def _train_calls(record: dict) -> Tuple[str, ...]:
+    """The callees a training step's losses are computed from, following assignments back."""
+    if not record["losses"]:
+        return ()
+    uses: Dict[str, Tuple[Set[str], Set[str]]] = record["uses"]
+    calls: Set[str] = set()
+    seen: Set[str] = set()
+    pending: List[str] = []
+    for names, keys in record["losses"]:
+        calls |= keys
+        pending.extend(names)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        names, keys = uses.get(name, ((), ()))
+        calls.update(keys)
+        pending.extend(names)
+    return tuple(sorted(calls))
 
 
 _last_functions: Tuple[Optional[ModuleContext], frozenset] = (None, frozenset())
@@ -222,7 +368,7 @@ class _Summarizer(ProvenanceVisitor):
             summary = join(provs, tensor=next((p.tensor for p in provs if p.tensor), None), mask=all(p.mask for p in provs), keep_items=True)
             if len(provs) == 1:
                 summary = first
-            if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items:
+            if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items or summary.element:
                 self.summaries[frame.qualname] = summary.without_spans()
         super().leave_function(node)
 
@@ -287,33 +433,45 @@ class GraphContextBuilder:
         stem = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
         return stem in pipeline.files or any(part in pipeline.directories for part in parts[-4:-1])
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False) -> ModuleContext:
-        """*context* with the graph facts of the module made of *chunks* (those that parse).
-        A chunk's tree is asked for (and parsed, if released) only when its facts are not cached.
-        *pipeline_file*: the whole file is data-pipeline code (see is_pipeline_file)."""
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False,
+               project: ProjectFacts = NO_PROJECT) -> Tuple[ModuleContext, ModuleSummary]:
+        """*context* with the graph facts of the module made of *chunks* (those that parse), and
+        the module's summary for the project index. A chunk's tree is asked for (and parsed, if
+        released) only when its facts are not cached. *pipeline_file*: the whole file is
+        data-pipeline code (see is_pipeline_file). *project*: what the project index knows of
+        the rest of the program (other modules' functions this one calls, who calls its own)."""
         if not self.knowledge.triggers.triggers:
-            return context
+            return context, ModuleSummary(bindings=context.bindings)
         base_key = self._intern("base", context.key)
         facts = [(chunk, self._chunk_facts(chunk, context, base_key)) for chunk in chunks]
         classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
         decls = {d.qualname: d for _, f in facts for d in f.functions}
         shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
-        edges = {name: self._resolve_calls(decl, shell, decls) for name, decl in decls.items()}
-        statuses = _statuses(decls, edges, facts, shell, pipeline_file)
-        # Summaries matter only for functions something calls, and argument facts only for
-        # calls: a chunk with neither is not summarised at all.
-        called = {callee for targets in edges.values() for callee in targets}
+        layers = {name for name, _ in context.layer_classes}
+        edges = {name: self._resolve(decl.calls, decl.qualname, shell, decls, layers) for name, decl in decls.items()}
+        seeds = _seeds(decls, facts, shell, pipeline_file, layers, self._resolve)
+        statuses = _propagate({kind: [k for k in keys if k in decls] for kind, keys in seeds.items()}, edges, decls)
+        for name, status in project.statuses:
+            # The whole program may see more: a loss class called by a training step elsewhere.
+            if name in statuses and _RANK[status] > _RANK[statuses[name]]:
+                statuses[name] = status
+        externals = dict(project.externals)
+        # Summaries matter only for functions something calls (here or in another module), and
+        # argument facts only for calls: a chunk with none of these is not summarised at all.
+        called = {callee for targets in edges.values() for callee in targets} | set(project.wanted)
         relevant = [
             (chunk, f) for chunk, f in facts
-            if any(d.qualname in called or edges.get(d.qualname) for d in f.functions)
+            if any(d.qualname in called or edges.get(d.qualname) or any(c[4:] in externals for c in d.calls if c.startswith("ext:"))
+                   for d in f.functions)
         ]
         names = sorted(decls)
         callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, f in relevant]
         results: Dict[int, _ChunkSummary] = {}
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
+        external_facts = tuple(sorted(externals.items()))
         for _ in range(_ROUNDS):
-            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names), classes)
+            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names) + external_facts, classes)
             round_context = _Lazy(lambda graph=graph: replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)))
             for index in pending:
                 results[index] = self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph)
@@ -327,21 +485,30 @@ class GraphContextBuilder:
         calls = tuple(call for index in sorted(results) for call in results[index].calls)
         arguments: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
         callers: Dict[str, Set[str]] = {}
+        external_calls: List[ExternalCall] = []
         for caller, callee, args in calls:
-            arguments.setdefault(callee, []).append(args)
-            callers.setdefault(callee, set()).add(caller)
+            if callee in decls:
+                arguments.setdefault(callee, []).append(args)
+                callers.setdefault(callee, set()).add(caller)
+            elif callee in externals:
+                external_calls.append(ExternalCall(caller, f"ext:{callee}", args))
         functions = []
         for name, decl in sorted(decls.items()):
+            passed = arguments.get(name, [])
+            outside = project.arguments_of(name)
+            if outside:
+                passed = passed + [outside]
             functions.append((name, FunctionFacts(
                 params=decl.params,
                 status=statuses[name],
                 summary=summaries.get(name),
-                arguments=_join_arguments(arguments.get(name, ()), len(decl.params)),
-                callers=tuple(sorted(callers.get(name, ()))),
+                arguments=_join_arguments(passed, len(decl.params)),
+                callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
-        graph = self._intern("graph", ModuleGraph(tuple(functions), classes, mode))
-        return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),))
+        graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
+        summary = _module_summary(context, facts, decls, edges, summaries, seeds, external_calls)
+        return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
 
     def _chunk_facts(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> ChunkGraphFacts:
         key = (chunk.chunk.text, base_key)
@@ -366,15 +533,20 @@ class GraphContextBuilder:
         return cached
 
     @staticmethod
-    def _resolve_calls(decl: FunctionDecl, shell: ModuleGraph, decls: Dict[str, FunctionDecl]) -> Tuple[str, ...]:
+    def _resolve(calls: Iterable[str], caller: str, shell: ModuleGraph, decls: Dict[str, FunctionDecl], layers: Set[str]) -> Tuple[str, ...]:
+        """The functions and methods of this module that call keys name (other modules' are
+        left to the project index)."""
         resolved = []
-        for call in decl.calls:
+        for call in calls:
             if call.startswith(("self:", "inst:")):
                 cls, _, method = call[5:].partition(".")
                 target = shell.resolve_method(cls, method)
+                if target is None and method == "__call__" and call.startswith("inst:") and cls in layers:
+                    # Calling a layer runs its forward/construct.
+                    target = next((t for t in (shell.resolve_method(cls, m) for m in ("forward", "construct")) if t), None)
             else:
                 target = call if call in decls else None
-            if target and target != decl.qualname:
+            if target and target != caller:
                 resolved.append(target)
         return tuple(dict.fromkeys(resolved))
 
@@ -388,24 +560,53 @@ def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
         pass
 
 
-def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph,
-              pipeline_file: bool = False) -> Dict[str, str]:
-    status: Dict[str, str] = {}
-    jit_roots = [n for n, d in decls.items() if d.root == JIT]
-    jit_roots += [r for _, f in facts for r in f.jit_refs if r in decls]
+_RANK = {UNSEEN: 0, EAGER: 1, PIPELINE: 2, GRAPH: 3, JIT: 4}
+_ORDER = (JIT, GRAPH, PIPELINE, EAGER)  # the first status to reach a function is its own
+_ENTRY = ("__call__", "forward", "construct")
+
+
+def _seeds(decls: Dict[str, FunctionDecl], facts, shell: ModuleGraph, pipeline_file: bool, layers: Set[str], resolve) -> Dict[str, List[str]]:
+    """The functions of this module that are graph, jit, pipeline or eager code by themselves,
+    and "ext:" keys of other modules' functions this module makes so (a loss class imported and
+    called by this module's training step)."""
+    jit = [n for n, d in decls.items() if d.root == JIT]
+    graph: List[str] = []
+    pipeline = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
+    eager = [n for n, d in decls.items() if d.root == EAGER]
     # In a pipeline file only what is explicitly jit-compiled is graph code (torchvision's
     # RandomErasing is an nn.Module, but a transform).
-    graph_roots = [] if pipeline_file else [n for n, d in decls.items() if d.root == GRAPH]
-    pipeline_roots = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
+    if not pipeline_file:
+        graph += [n for n, d in decls.items() if d.root == GRAPH]
+        # What a training step computes its loss with is compiled with the train step after a port.
+        for decl in decls.values():
+            graph += resolve(decl.train_calls, decl.qualname, shell, decls, layers)
+            graph += [c for c in decl.train_calls if c.startswith("ext:")]
     for _, f in facts:
-        for ref in f.pipeline_refs:
-            if ref in decls:
-                pipeline_roots.append(ref)
-            elif shell.has_class(ref):
-                pipeline_roots.extend(n for n in decls if n.startswith(ref + "."))
-    eager_roots = [n for n, d in decls.items() if d.root == EAGER] + [r for _, f in facts for r in f.eager_refs if r in decls]
-    for kind, roots in ((JIT, jit_roots), (GRAPH, graph_roots), (PIPELINE, pipeline_roots), (EAGER, eager_roots)):
-        queue = [r for r in roots if r not in status]
+        jit += _expand(f.jit_refs, decls, shell, _ENTRY)
+        eager += [r for r in f.eager_refs if r in decls]
+        pipeline += _expand(f.pipeline_refs, decls, shell, None)
+        if not pipeline_file:
+            # What value_and_grad differentiates is compiled with the train step after a port.
+            graph += _expand(f.graph_refs, decls, shell, _ENTRY)
+    return {JIT: jit, GRAPH: graph, PIPELINE: pipeline, EAGER: eager}
+
+
+def _expand(refs: Iterable[str], decls, shell: ModuleGraph, methods: Optional[Tuple[str, ...]]) -> List[str]:
+    """Functions named by *refs*: a function itself, a class's methods (its entry methods only
+    when *methods* is given), "ext:" keys as they are (a class there is expanded by the index)."""
+    found: List[str] = []
+    for ref in refs:
+        if ref in decls or ref.startswith("ext:"):
+            found.append(ref)
+        elif shell.has_class(ref):
+            found.extend(n for n in decls if n.startswith(ref + ".") and (methods is None or n.rpartition(".")[2] in methods))
+    return found
+
+
+def _propagate(seeds: Dict[str, List[str]], edges: Dict[str, Tuple[str, ...]], decls) -> Dict[str, str]:
+    status: Dict[str, str] = {}
+    for kind in _ORDER:
+        queue = [r for r in seeds.get(kind, ()) if r not in status]
         while queue:
             name = queue.pop()
             if name in status:
@@ -413,6 +614,25 @@ def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],
             status[name] = kind
             queue.extend(e for e in edges.get(name, ()) if e not in status)
     return {name: status.get(name, UNSEEN) for name in decls}
+
+
+def _module_summary(context: ModuleContext, facts, decls: Dict[str, FunctionDecl], edges, summaries: Dict[str, Prov],
+                    seeds: Dict[str, List[str]], external_calls: List[ExternalCall]) -> ModuleSummary:
+    classes = tuple(ClassExport(c.name, c.bases, c.methods, context.layer_framework(c.name)) for _, f in facts for c in f.classes)
+    functions = tuple(
+        FunctionExport(name, decl.params, summaries.get(name), tuple(edges.get(name, ())) + tuple(c for c in decl.calls if c.startswith("ext:")))
+        for name, decl in sorted(decls.items())
+    )
+    roots = tuple((key, kind) for kind in _ORDER for key in dict.fromkeys(seeds.get(kind, ())))
+    references = set(q for _, q in context.bindings) | set(q for _, q in context.instances if not q.startswith(LOCAL))
+    references |= {b[4:] for c in classes for b in c.bases if b.startswith("ext:")}
+    references |= {key[4:] for fn in functions for key in fn.edges if key.startswith("ext:")}
+    public = tuple(dict.fromkeys([c.name for c in classes] + [n for n in decls if "." not in n] + [local for local, _ in context.bindings]))
+    return ModuleSummary(
+        bindings=context.bindings, classes=classes, functions=functions, roots=roots, calls=tuple(external_calls),
+        references=tuple(sorted(references)), star_imports=context.star_imports,
+        public=tuple(n for n in public if not n.startswith("_")),
+    )
 
 
 def _join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
