@@ -25,7 +25,16 @@ CODE = "MS105"
 
 
 class LayerParametersCheck(Check):
+    def run(self):
+        text = "\n".join(self.chunk.lines)
+        if not any("." + key in text for key in _renamed_keys()):
+            return []  # no `.weight`, `.bias`, ... in the chunk: nothing to rename (most chunks)
+        return super().run()
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr not in _renamed_keys():
+            self.generic_visit(node)
+            return
         value = self.infer(node.value) if isinstance(node.value, (ast.Attribute, ast.Name)) else None
         qualified = value.cls if isinstance(value, Instance) and not value.cls.startswith("<") else self._inherited(node.value)
         if qualified is not None:
@@ -98,6 +107,16 @@ class LayerParametersCheck(Check):
             code=CODE, category=Category.DIVERGENT_API, severity=Severity(self.knowledge.code(CODE).severity), span=span,
             message=message, mindspore_api=f"{target}.{name}", fixes=fixes,
         ))
+
+
+def _renamed_keys() -> frozenset:
+    """Every PyTorch key some MindSpore layer names otherwise (weight, bias, running_mean...)."""
+    rules = default_weight_rules()
+    keys = rules.__dict__.get("_renamed_keys")
+    if keys is None:
+        keys = frozenset(k for layer in rules.layers.values() for k in _renames(layer))
+        object.__setattr__(rules, "_renamed_keys", keys)
+    return keys
 
 
 def _renames(layer) -> Dict[str, str]:
