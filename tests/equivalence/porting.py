@@ -56,12 +56,14 @@ class Case:
     runs: Sequence[str] = ("mindspore",)
     check_dtype: bool = True
     extra: Dict = field(default_factory=dict)
+    #: How the fixed MindSpore code runs (the runner's default: PyNative and mindspore.jit).
+    modes: Sequence[str] = ("pynative", "jit")
 
     def runner_cases(self) -> List[Dict]:
         cases = []
         original = {"framework": self.framework, "code": self.original}
         for target in self.runs:
-            fixed = {"framework": target, "code": self.fixed}
+            fixed = {"framework": target, "code": self.fixed, "modes": list(self.modes)}
             cases.append({"id": f"{self.id} [{target}]", "original": original, "fixed": fixed, "args": list(self.args),
                           "inputs": self.inputs, "check_dtype": self.check_dtype, **self.extra})
         return cases

@@ -32,7 +32,8 @@ def test_fix_applies_safe_fixes_and_reports_what_is_left(tmp_path):
     assert run.returncode == 1, run.stderr  # torch.sum with dim= and keepdim= was never run: left (unsafe)
     text = path.read_text(encoding="utf-8")
     assert "pooled = x.mean((-2, -1), True)" in text and "torch.sum" in text
-    assert "Applied 1 fix." in run.stdout and "MS103" in run.stdout and "MS302" not in run.stdout
+    assert "import torch.nn.functional" not in text  # MS104: nothing uses F once the pooling is rewritten
+    assert "Applied 2 fixes." in run.stdout and "MS103" in run.stdout and "MS302" not in run.stdout
     again = msport("check", "--fix", str(path))
     assert "Applied 0 fixes." in again.stdout and path.read_text(encoding="utf-8") == text
 
@@ -44,7 +45,8 @@ def test_unsafe_fixes_apply_the_rest(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert "torch.sum" not in text and "mint.sum(pooled, dim=1, keepdim=True)" in text
     ast.parse(text)
-    assert run.returncode == 0 and run.stdout.startswith("No findings in 1 file. Applied 3 fixes.")
+    assert "import torch" not in text  # MS104: both torch imports are unused once everything is ported
+    assert run.returncode == 0 and run.stdout.startswith("No findings in 1 file. Applied 5 fixes.")
 
 
 def test_unsafe_fixes_without_fix_is_a_usage_error(tmp_path):

@@ -18,6 +18,12 @@ import pytest
 from fixes.test_cli_fix import SOURCE
 
 FIXED_LINE = "pooled = x.mean((-2, -1), True)"
+
+
+def fixed(text: str) -> str:
+    """What --fix makes of SOURCE (or a variant): the pooling rewritten, and the import of F,
+    then unused, removed (MS104)."""
+    return text.replace("pooled = F.adaptive_avg_pool2d(x, 1)", FIXED_LINE).replace("import torch.nn.functional as F\n", "")
 TIMEOUT = 300
 
 
@@ -53,14 +59,14 @@ def test_kill_9_at_any_moment_leaves_each_file_old_or_new(tmp_path, fixed_source
     """Runs on 300 files killed (SIGKILL to the whole process group, workers included) at random
     moments after their first write began: each file is byte for byte either as it was or fully
     fixed, never empty or partial; then a run to the end fixes them all."""
-    assert fixed_source == SOURCE.replace("pooled = F.adaptive_avg_pool2d(x, 1)", FIXED_LINE)  # so `new` below is right
+    assert fixed_source == fixed(SOURCE)  # so `new` below is right
     rng = random.Random(19)
     root = tmp_path / "project"
     root.mkdir()
     (root / "pyproject.toml").write_text("[tool.msport]\n")
     paths = [root / f"m{i:03d}.py" for i in range(300)]
     old = {p: variant(i) for i, p in enumerate(paths)}
-    new = {p: text.replace("pooled = F.adaptive_avg_pool2d(x, 1)", FIXED_LINE) for p, text in old.items()}
+    new = {p: fixed(text) for p, text in old.items()}
     mixed_states = 0
     for round_ in range(4):
         for path in paths:

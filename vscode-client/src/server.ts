@@ -306,6 +306,9 @@ export class ServerManager implements vscode.Disposable {
                 },
                 executeCommand: async (command, args, next): Promise<unknown> => {
                     const send = async (): Promise<unknown> => (await next(command, args)) as unknown;
+                    if (command === SERVER_COMMANDS.convertWeights && args.length === 0) {
+                        return this.convertWeights(async (request) => (await next(command, [request])) as unknown);
+                    }
                     return command === SERVER_COMMANDS.scanWorkspace ? this.scanWorkspace(send) : send();
                 },
             },
@@ -325,6 +328,52 @@ export class ServerManager implements vscode.Disposable {
                 : vscode.l10n.t('msport: workspace scan finished; see the Problems panel.'),
         );
         return result;
+    }
+
+    /** From the command palette: the active model file, a checkpoint and an output picked in
+     * dialogs; the server converts in a child process and shows the outcome itself. */
+    private async convertWeights(send: (request: Record<string, unknown>) => Promise<unknown>): Promise<unknown> {
+        const active = vscode.window.activeTextEditor?.document;
+        const model =
+            active?.languageId === 'python'
+                ? active.uri
+                : (await vscode.window.showOpenDialog({ title: vscode.l10n.t('The ported MindSpore model file'), filters: { Python: ['py'] } }))?.[0];
+        if (!model) {
+            return undefined;
+        }
+        const checkpoint = (
+            await vscode.window.showOpenDialog({
+                title: vscode.l10n.t('The PyTorch checkpoint to convert'),
+                defaultUri: vscode.Uri.joinPath(model, '..'),
+                filters: { PyTorch: ['pth', 'pt', 'bin', 'ckpt', 'tar'], [vscode.l10n.t('All files')]: ['*'] },
+            })
+        )?.[0];
+        if (!checkpoint) {
+            return undefined;
+        }
+        const output = await vscode.window.showSaveDialog({
+            title: vscode.l10n.t('The MindSpore checkpoint to write'),
+            defaultUri: vscode.Uri.joinPath(model, '..', `${model.path.split('/').pop()?.replace(/\.py$/, '') ?? 'model'}.ckpt`),
+            filters: { MindSpore: ['ckpt'] },
+        });
+        if (!output) {
+            return undefined;
+        }
+        const args = await vscode.window.showInputBox({
+            title: vscode.l10n.t('Constructor arguments of the model (JSON, optional)'),
+            placeHolder: '{"num_classes": 10}',
+        });
+        if (args === undefined) {
+            return undefined;
+        }
+        const request: Record<string, unknown> = { model: model.toString(), checkpoint: checkpoint.toString(), output: output.toString() };
+        if (args.trim()) {
+            request.args = args.trim();
+        }
+        return vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('msport: converting weights…') },
+            () => send(request),
+        );
     }
 
     private serverMessage(params: ShowMessageParams): void {

@@ -28,6 +28,8 @@ from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
+from .port_fixes import attach as attach_port_fixes
+from .port_imports import UnusedTorchImports
 from .project.summary import NO_PROJECT, ModuleSummary, ProjectFacts
 from .settings import Settings
 from .source import Source
@@ -88,6 +90,7 @@ class Analyzer:
         self._splits = LRU(256)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
         self._second_order = SecondOrderPathsBuilder(self.knowledge, max(1, cache_size // 4))
+        self._unused_imports = UnusedTorchImports(self.knowledge, cache_size)
         self._lock = threading.Lock()
 
     def analyze(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> AnalysisResult:
@@ -176,6 +179,8 @@ class Analyzer:
             findings = _resolve_anchors(findings, parsed)
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
+        else:  # which imports are unused is known only once every chunk is seen
+            findings.extend(self._unused_imports.findings(parsed, source, context))
         findings = self._finish(findings, source, settings, path, context)
         with self._lock:
             if len(self._recent) == self._recent.maxlen:
@@ -205,6 +210,10 @@ class Analyzer:
             except Exception as exc:  # a bug in one check costs that check on one statement, not the file
                 log.exception("check %s failed on lines %d-%d", check.__name__, item.chunk.start + 1, item.chunk.end)
                 found.append(self._unchecked(item, check, f"an internal error occurred ({exc!r}; please report it)"))
+        try:
+            found = attach_port_fixes(found, chunk_input)
+        except Exception:  # a bug in a fix builder costs the fixes of one statement, never its findings
+            log.exception("port fixes failed on lines %d-%d", item.chunk.start + 1, item.chunk.end)
         return tuple(found)
 
     def _stopped(self, item: ParsedChunk, checks: Sequence[Type[Check]], line: Optional[int], settings: Settings) -> Finding:

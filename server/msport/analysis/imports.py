@@ -1,4 +1,4 @@
-"""Where and how to add an import statement that a fix needs."""
+"""Where and how to add an import statement (or a helper function definition) that a fix needs."""
 
 from __future__ import annotations
 
@@ -30,11 +30,17 @@ class ImportPlanner:
             return fix
         if self._line is None:
             self._line = _insertion_line(self.source)
+            self._code_line = _first_code_line(self.source, self._line)
         edits = list(fix.edits)
         if self._in_functions is None:
             self._in_functions = _bound_only_in_functions(self._chunks)
         for statement in fix.imports:
-            if not _already_bound(statement, self.context) or _binds(statement)[0] in self._in_functions:
+            if statement.startswith("def "):
+                # A helper function a fix calls (port_fixes.py), defined once where the code after
+                # the imports begins, so that imports other fixes add still go above it.
+                if _defined_name(statement) not in self.context.functions:
+                    edits.append(Edit(Span(self._code_line, 0, self._code_line, 0), statement + "\n\n"))
+            elif not _already_bound(statement, self.context) or _binds(statement)[0] in self._in_functions:
                 edits.append(Edit(Span(self._line, 0, self._line, 0), statement + "\n"))
         return replace(fix, edits=tuple(edits), imports=())
 
@@ -58,6 +64,16 @@ def _bound_only_in_functions(chunks: Sequence) -> FrozenSet[str]:
             deeper = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             todo.extend((child, deeper) for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
     return frozenset(nested - module_level)
+
+
+def _first_code_line(source: Source, line: int) -> int:
+    while line < len(source.lines) and not source.lines[line].strip():
+        line += 1
+    return line
+
+
+def _defined_name(definition: str) -> str:
+    return definition[len("def "):].split("(", 1)[0].strip()
 
 
 def _already_bound(statement: str, context: ModuleContext) -> bool:

@@ -54,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--source-url", metavar="TEMPLATE", help="link lines to e.g. https://git.example.com/repo/blob/main/{path}#L{line}")
     _add_jobs_flag(report)
     _add_setting_flags(report)
+
+    from .weights import add_parsers
+
+    add_parsers(commands)  # convert-weights, port-check
     return parser
 
 
@@ -131,6 +135,10 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
         from .explain import explain
 
         return explain(args.name, _flag_values(args))
+    if args.command in ("convert-weights", "port-check"):
+        from . import weights
+
+        return weights.convert_weights(args) if args.command == "convert-weights" else weights.port_check(args)
     if args.command == "report":
         from .report import report
 

@@ -11,6 +11,9 @@ from lsprotocol import types
 #: workspace/executeCommand: check the workspace's files that are not open (workspace_scan.py).
 SCAN_COMMAND = "msport.scanWorkspace"
 
+#: workspace/executeCommand: convert a PyTorch checkpoint for a ported model (weights_command.py).
+CONVERT_WEIGHTS_COMMAND = "msport.convertWeights"
+
 #: The code action kind of "apply every safe fix" (code_actions.py), for fix-on-save.
 FIX_ALL = "source.fixAll.msport"
 CODE_ACTION_KINDS = [types.CodeActionKind.QuickFix, FIX_ALL]

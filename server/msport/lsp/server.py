@@ -34,7 +34,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .capabilities import CODE_ACTION_KINDS, SCAN_COMMAND
+from .capabilities import CODE_ACTION_KINDS, CONVERT_WEIGHTS_COMMAND, SCAN_COMMAND
 from .framing import FrameTooLarge, MessageReader, ThreadSource, serve_messages
 from .protocol import MsportProtocol, is_parse_error
 
@@ -612,6 +612,14 @@ async def scan_workspace(ls: MsportServer, *args: Any) -> Dict[str, Any]:
     if ls.pull and workspace_caps and workspace_caps.diagnostics and workspace_caps.diagnostics.refresh_support:
         ls.workspace_diagnostic_refresh(None)
     return summary.as_dict()
+
+
+@server.command(CONVERT_WEIGHTS_COMMAND)
+async def convert_weights(ls: MsportServer, *args: Any) -> Dict[str, Any]:
+    """``msport convert-weights`` in a child process, with progress; see weights_command.py."""
+    from .weights_command import convert_weights as run
+
+    return await run(ls, args[0] if len(args) == 1 and isinstance(args[0], list) else list(args))
 
 
 @server.feature(types.WORKSPACE_DIAGNOSTIC)

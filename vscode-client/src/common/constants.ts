@@ -7,6 +7,7 @@ export const CLIENT_NAME = 'msport';
 /** Commands the server runs (workspace/executeCommand); vscode-languageclient registers them. */
 export const SERVER_COMMANDS = {
     scanWorkspace: 'msport.scanWorkspace',
+    convertWeights: 'msport.convertWeights',
 } as const;
 
 /** Commands the extension itself registers. */

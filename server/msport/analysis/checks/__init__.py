@@ -3,8 +3,9 @@
 from .api_mapping import ApiMappingCheck
 from .dynamic_shape import DynamicShapeCheck
 from .graph_mode import GraphModeCheck
+from .layer_parameters import LayerParametersCheck
 from .replacements import ReplacementsCheck
 from .second_order import SecondOrderCheck
 from .sparse import SparseCheck
 
-CHECKS = (ApiMappingCheck, DynamicShapeCheck, GraphModeCheck, ReplacementsCheck, SecondOrderCheck, SparseCheck)
+CHECKS = (ApiMappingCheck, DynamicShapeCheck, GraphModeCheck, ReplacementsCheck, SecondOrderCheck, SparseCheck, LayerParametersCheck)

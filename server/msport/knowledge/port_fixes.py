@@ -1,0 +1,253 @@
+"""The fixes that finish a port (rules/port_fixes.toml): which findings get one, how it is built,
+how safe it is, its title; the nn.init -> initializer table and the helper functions.
+
+Loaded once and validated like every rule file: each problem names the file, the entry and the
+field, and a bad entry is skipped without hiding the others.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .loader import RuleFileError, RuleProblem, entries, read_toml, rules_dir
+from .shared import load_once
+
+FILE_NAME = "port_fixes.toml"
+BUILDERS = (
+    "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
+    "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
+    "init-to-initializer", "dtype", "class-reference",
+)
+SAFETIES = ("safe", "unsafe")
+#: Fields every entry may have; the rest are the builder's own (kept as ``options``).
+_COMMON = ("apis", "builder", "safety", "title")
+_OPTIONS = {
+    "wrap-in-function": ("function",),
+    "inplace-rebind": ("unsafe_title",),
+    "to-device-or-dtype": ("dtype_title", "device_strings", "device_names", "device_suffixes", "device_functions", "dtype_names",
+                           "dtype_suffixes", "ignored_keywords"),
+    "rename-method": ("method",),
+    "replace-call": ("replacement",),
+    "helper-function": ("helper", "unsafe_title"),
+    "remove-grad-context": ("stop_title", "decorator_title", "unsafe_title"),
+    "init-to-initializer": ("module", "alias"),
+    "dtype": ("dtypes",),
+}
+_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",)}
+_INIT_FIELDS = ("class", "params", "defaults", "map", "symmetric")
+_HELPER_FIELDS = ("imports", "code", "unsupported", "random")
+
+
+@dataclass(frozen=True)
+class PortFix:
+    apis: Tuple[str, ...]
+    builder: str
+    safety: str
+    title: str
+    options: Tuple[Tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+    def text(self, template: str, /, **values) -> str:
+        """The template *template* (``title``, ``unsafe_title``...) with its placeholders filled."""
+        return (self.title if template == "title" else self.option(template)).format(**values)
+
+
+@dataclass(frozen=True)
+class InitRule:
+    """A PyTorch nn.init function as a MindSpore initializer."""
+
+    initializer: str  # class in mindspore.common.initializer
+    params: Tuple[str, ...]  # PyTorch's parameters after the tensor, in order
+    defaults: Tuple[Tuple[str, str], ...] = ()  # PyTorch's defaults, as source text
+    map: Tuple[Tuple[str, str], ...] = ()  # PyTorch parameter -> initializer parameter
+    symmetric: Tuple[str, ...] = ()  # (low, high): a fix only when low is -high
+
+
+@dataclass(frozen=True)
+class Helper:
+    name: str
+    code: str
+    imports: Tuple[str, ...]
+    params: Tuple[str, ...]  # of the helper's definition, in order: how positional arguments bind
+    unsupported: Tuple[Tuple[str, str], ...] = ()  # keyword -> why the helper cannot serve it
+    random: Tuple[Tuple[str, str], ...] = ()  # keyword -> why a non-zero value makes the fix unsafe
+
+
+@dataclass(frozen=True)
+class ImportRules:
+    """MS104, imports of PyTorch nothing uses: the texts, and the names a freed import may rebind."""
+
+    message: str = ""
+    title: str = ""
+    rebind_title: str = ""
+    rebind: Tuple[Tuple[str, str], ...] = ()  # local name -> MindSpore module
+
+
+@dataclass(frozen=True)
+class ParameterRules:
+    """MS105, a layer parameter read by its PyTorch name: the texts."""
+
+    message: str = ""
+    title: str = ""
+    mixed_message: str = ""
+
+
+@dataclass(frozen=True)
+class PortFixRules:
+    fixes: Tuple[PortFix, ...] = ()
+    init: Dict[str, InitRule] = field(default_factory=dict)
+    helpers: Dict[str, Helper] = field(default_factory=dict)
+    imports: ImportRules = ImportRules()
+    parameters: ParameterRules = ParameterRules()
+    problems: Tuple[RuleProblem, ...] = ()
+
+    def for_api(self, name: Optional[str]) -> Optional[PortFix]:
+        """The fix of the PyTorch API *name*: an exact listing first, then a pattern."""
+        if not name:
+            return None
+        exact, patterns, _ = self._index()
+        if name in exact:
+            return exact[name]
+        return next((fix for pattern, fix in patterns if fnmatch.fnmatchcase(name, pattern)), None)
+
+    @property
+    def short_names(self) -> frozenset:
+        """Last parts of the listed names: findings on no other API need a look."""
+        return self._index()[2]
+
+    def _index(self):
+        index = self.__dict__.get("_by_name")
+        if index is None:
+            exact = {api: fix for fix in self.fixes for api in fix.apis if "*" not in api}
+            patterns = [(api, fix) for fix in self.fixes for api in fix.apis if "*" in api]
+            index = (exact, patterns, frozenset(api.rpartition(".")[2] for api in exact))
+            object.__setattr__(self, "_by_name", index)
+        return index
+
+
+def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
+    directory = directory or rules_dir()
+    problems: List[RuleProblem] = []
+    try:
+        data = read_toml(directory / FILE_NAME)
+    except RuleFileError as exc:
+        return PortFixRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+    fixes = []
+    seen: Dict[str, str] = {}
+    for entry in entries(data.get("fix", []), FILE_NAME, "fix", "builder", problems):
+        builder = entry.text("builder", required=True, choices=BUILDERS)
+        entry.unknown_fields(_COMMON + _OPTIONS.get(builder or "", ()))
+        safety = entry.text("safety", required=True, choices=SAFETIES)
+        title = entry.text("title", required=True)
+        apis = entry.strings("apis")
+        if not apis:
+            entry.problem("apis", "expected at least one PyTorch API")
+        for api in apis:
+            if api in seen:
+                entry.problem("apis", f"{api} already has a fix ({seen[api]})")
+            seen[api] = entry.entry
+        for name in _REQUIRED.get(builder or "", ()):
+            if name not in entry.table:
+                entry.problem(name, "is required")
+        if builder and safety and title and apis:
+            options = tuple((k, v) for k, v in entry.table.items() if k not in _COMMON)
+            fixes.append(PortFix(tuple(apis), builder, safety, title, options))
+    init = _init_rules(data.get("init", {}), problems)
+    helpers = _helpers(data.get("helpers", {}), problems)
+    for fix in fixes:
+        helper = fix.option("helper")
+        if helper is not None and helper not in helpers:
+            problems.append(RuleProblem(FILE_NAME, f"fix ({fix.builder})", "helper", f"no [helpers.{helper}] table"))
+    parameters = data.get("parameters", {})
+    texts = ("message", "title", "mixed_message")
+    if not isinstance(parameters, Mapping) or not all(isinstance(parameters.get(k), str) for k in texts):
+        problems.append(RuleProblem(FILE_NAME, "parameters", "", f"expected a table with {', '.join(texts)}"))
+        parameters = {}
+    return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
+                        ParameterRules(*(parameters.get(k, "") for k in texts)), tuple(problems))
+
+
+def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:
+    texts = ("message", "title", "rebind_title")
+    if not isinstance(table, Mapping) or not all(isinstance(table.get(k), str) and table.get(k) for k in texts):
+        problems.append(RuleProblem(FILE_NAME, "imports", "", f"expected a table with {', '.join(texts)}"))
+        return ImportRules()
+    rebind = table.get("rebind", {})
+    if not isinstance(rebind, Mapping) or not all(isinstance(v, str) and v.startswith("mindspore") for v in rebind.values()):
+        problems.append(RuleProblem(FILE_NAME, "imports", "rebind", "expected a table of name = \"mindspore module\""))
+        rebind = {}
+    return ImportRules(*(table[k] for k in texts), tuple(sorted(rebind.items())))
+
+
+def _init_rules(table: Any, problems: List[RuleProblem]) -> Dict[str, InitRule]:
+    rules = {}
+    if not isinstance(table, Mapping):
+        problems.append(RuleProblem(FILE_NAME, "init", "", "expected a table"))
+        return rules
+    for name, item in table.items():
+        def problem(field: str, message: str) -> None:
+            problems.append(RuleProblem(FILE_NAME, f"init.{name}", field, message))
+
+        if not isinstance(item, Mapping):
+            problem("", "expected an inline table")
+            continue
+        for key in item:
+            if key not in _INIT_FIELDS:
+                problem(key, f"unknown field; expected one of {', '.join(_INIT_FIELDS)}")
+        params = item.get("params", [])
+        tables = {key: item.get(key, {}) for key in ("defaults", "map")}
+        if not isinstance(item.get("class"), str) or not isinstance(params, list):
+            problem("class", "expected a class name and a list of params")
+            continue
+        if any(not isinstance(t, Mapping) or not set(t) <= set(params) for t in tables.values()):
+            problem("map", "expected tables keyed by the entry's params")
+            continue
+        for key, value in tables["defaults"].items():
+            try:
+                ast.parse(str(value), mode="eval")
+            except SyntaxError:
+                problem("defaults", f"{key}: not a Python expression: {value!r}")
+        rules[name] = InitRule(item["class"], tuple(params), tuple(sorted(tables["defaults"].items())),
+                               tuple(sorted(tables["map"].items())), tuple(item.get("symmetric", ())))
+    return rules
+
+
+def _helpers(table: Any, problems: List[RuleProblem]) -> Dict[str, Helper]:
+    helpers = {}
+    if not isinstance(table, Mapping):
+        problems.append(RuleProblem(FILE_NAME, "helpers", "", "expected a table"))
+        return helpers
+    for name, item in table.items():
+        label = f"helpers.{name}"
+        if not isinstance(item, Mapping):
+            problems.append(RuleProblem(FILE_NAME, label, "", "expected a table"))
+            continue
+        for key in item:
+            if key not in _HELPER_FIELDS:
+                problems.append(RuleProblem(FILE_NAME, label, key, f"unknown field; expected one of {', '.join(_HELPER_FIELDS)}"))
+        code = item.get("code", "")
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            problems.append(RuleProblem(FILE_NAME, label, "code", f"does not parse: {exc.msg} (line {exc.lineno})"))
+            continue
+        if [type(n) for n in tree.body] != [ast.FunctionDef] or tree.body[0].name != name:
+            problems.append(RuleProblem(FILE_NAME, label, "code", f"expected exactly one function named {name}"))
+            continue
+        imports = item.get("imports", [])
+        if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
+            problems.append(RuleProblem(FILE_NAME, label, "imports", "expected a list of import statements"))
+            continue
+        params = tuple(a.arg for a in tree.body[0].args.args)
+        helpers[name] = Helper(name, code.strip("\n") + "\n", tuple(imports), params, tuple(sorted(item.get("unsupported", {}).items())),
+                               tuple(sorted(item.get("random", {}).items())))
+    return helpers
+
+
+default_port_fix_rules = load_once(load_port_fix_rules)
