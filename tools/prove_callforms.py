@@ -244,6 +244,15 @@ def cases_for(form, knowledge, probe, analyzer, settings) -> Tuple[List[Dict], D
 
 def seen_shapes(source: str, torch_name: str, target: str, form, knowledge, settings) -> Optional[Tuple[str, ...]]:
     """The shapes msport's check computes for the call when it matches *form* (None if not)."""
+    judged = judge_source(source, torch_name, knowledge)
+    if judged is None or form.id not in {f.id for f in judged.forms}:
+        return None
+    return judged.shapes
+
+
+def judge_source(source: str, torch_name: str, knowledge):
+    """What msport's check makes of the first call of *torch_name* in *source*: the forms it
+    matches and the call's shapes (None when no form matches)."""
     from msport.analysis.call_forms import Site, judge_call, signature_for
     from msport.analysis.dtype_hints import DtypeOracle
     from msport.knowledge.callforms import default_callforms
@@ -260,10 +269,7 @@ def seen_shapes(source: str, torch_name: str, target: str, form, knowledge, sett
     oracle = DtypeOracle(hints, lambda node: _dotted(node), function)
     site = Site("class" if short[:1].isupper() else "function", True, False, oracle.dtype_of)
     forms = default_callforms().for_api(torch_name, verdict.mindspore)
-    judged = judge_call(call, forms, signature, site, source.split("\n"))
-    if judged is None or form.id not in {f.id for f in judged.forms}:
-        return None
-    return judged.shapes
+    return judge_call(call, forms, signature, site, source.split("\n"))
 
 
 def _dotted(node) -> Optional[str]:
