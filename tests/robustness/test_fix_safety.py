@@ -37,7 +37,7 @@ def fixed_source(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("reference") / "head.py"
     path.write_text(SOURCE)
     run = msport("check", "--fix", str(path))
-    assert "Applied 1 fix." in run.stdout, run.stdout + run.stderr
+    assert "Applied 2 fixes." in run.stdout, run.stdout + run.stderr
     text = path.read_text()
     assert FIXED_LINE in text and text != SOURCE
     return text
@@ -195,7 +195,7 @@ def test_links_out_of_the_project_are_not_followed(tmp_path):
     assert FIXED_LINE in (project / "inside.py").read_text()
     # A link inside the project: the file it leads to is fixed, and the link stays a link.
     assert FIXED_LINE in (project / "real.py").read_text() and (project / "alias.py").is_symlink()
-    assert "Applied 2 fixes." in run.stdout
+    assert "Applied 4 fixes." in run.stdout
 
 
 def test_mode_is_kept_and_hard_links_are_left_alone(tmp_path):
@@ -210,4 +210,4 @@ def test_mode_is_kept_and_hard_links_are_left_alone(tmp_path):
     assert FIXED_LINE in script.read_text() and stat.S_IMODE(script.stat().st_mode) == 0o754
     assert shared.read_text() == SOURCE + "# shared\n"
     assert "shared.py: fixes not written: it has 2 hard links, which would keep the old text if msport replaced it" in run.stderr
-    assert run.returncode == 2 and "Applied 1 fix." in run.stdout
+    assert run.returncode == 2 and "Applied 2 fixes." in run.stdout

@@ -108,11 +108,14 @@ class _Site:
             return None
         if finding.torch_api == FORWARD:
             return self._forward(finding, node)
-        if finding.fixes:
-            return None  # the check's own fix (a rename, a rewrite) comes first and is enough
+        if any(f.safety == Safety.SAFE for f in finding.fixes):
+            return None  # the check's own fix (a proven rename or rewrite) comes first and is enough
         builder = getattr(self, "_" + rule.builder.replace("-", "_"))
         fix = builder(rule, node, finding)
-        return None if fix is None else (fix,)
+        if fix is None:
+            return None
+        # The check's fix is unproven for this call: a safe port fix goes first, an unsafe one after it.
+        return (fix,) + finding.fixes if fix.safety == Safety.SAFE else finding.fixes + (fix,)
 
     def _fix(self, rule: PortFix, edits: Iterable[Edit], imports: Iterable[str] = (), safe: Optional[bool] = None, title: Optional[str] = None,
              **values) -> Fix:
