@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
+from ..knowledge.messages import language_of
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -45,12 +46,29 @@ def _candidates(paths: List[Path]) -> Iterator[Path]:
             yield path
 
 
+def environment_settings() -> Settings:
+    """msport's defaults, in the language of the terminal's locale (the first of LC_ALL,
+    LC_MESSAGES and LANG that is set, as gettext reads them): the base every file's
+    pyproject.toml and the flags are laid over."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            language = language_of(value)
+            return Settings().merged({"language": language}, f"environment ({name}={value})") if language else Settings()
+    return Settings()
+
+
+def flag_of(key: str) -> str:
+    """The command-line flag that sets a setting (--lang sets language)."""
+    return "--lang" if key == "language" else f"--{key}"
+
+
 def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Optional[Settings]:
     """The settings the command-line flags give, or None, after saying why on stderr, when a
     flag's value is wrong or a path does not exist (exit status 2)."""
-    settings = Settings().merged(flags, "command line", known)
+    settings = environment_settings().merged(flags, "command line", known)
     for problem in settings.problems:
-        print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+        print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
     missing = [str(p) for p in paths if not p.exists()]
     if missing and not settings.problems:
         print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
@@ -63,8 +81,9 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     is printed once, however many files it governs."""
     files: List[Tuple[Path, Settings]] = []
     reported = set()
+    base = environment_settings()
     for path in python_files(list(paths)):
-        settings, _ = settings_for(path.resolve(), known_codes=known)
+        settings, _ = settings_for(path.resolve(), base, known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
         # The user's rule files are read here, once per set, before any worker starts.

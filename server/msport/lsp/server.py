@@ -77,6 +77,9 @@ class MsportServer(LanguageServer):
         #: replace (not extend) the previous answer, so a setting removed in the editor goes away.
         self.initial_settings: Dict[str, Any] = {}
         self.pull = False
+        #: The editor's display language (``initialize``'s locale, e.g. "zh-cn"): the language of
+        #: msport's texts unless a setting names one.
+        self.locale: Optional[str] = None
         self._config_ready: Optional[asyncio.Event] = None
         self._shown: set = set()
 
@@ -166,20 +169,30 @@ class MsportServer(LanguageServer):
         return str(getattr(encoding, "value", encoding))
 
     def settings_for(self, uri: str) -> Settings:
-        from ..analysis.settings import Settings, editor_values
+        from ..analysis.settings import editor_values
         from ..config import settings_for
 
         known = self.analyzer.knowledge.codes
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        settings = Settings()
+        settings = self.base_settings()
         if path:
-            settings, _ = settings_for(Path(path), known_codes=known)
+            settings, _ = settings_for(Path(path), settings, known_codes=known)
         if self.editor_settings:
             # Relative paths in editor settings (extendRules) are the workspace folder's.
             settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
         for problem in settings.problems:
             self._show_once(str(problem), types.MessageType.Warning)
         return settings
+
+    def base_settings(self) -> Settings:
+        """msport's defaults, in the editor's display language when msport speaks it."""
+        from ..analysis.settings import Settings
+        from ..knowledge.messages import language_of
+
+        language = language_of(self.locale)
+        if language is None:
+            return Settings()
+        return Settings().merged({"language": language}, f"editor display language ({self.locale})")
 
     def _show_once(self, message: str, kind: types.MessageType) -> None:
         if message in self._shown:
@@ -338,6 +351,7 @@ def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
         ls.editor_settings = dict(options)
     text_caps = params.capabilities.text_document
     ls.pull = bool(text_caps and text_caps.diagnostic)
+    ls.locale = params.locale
 
 
 def _import_the_rest() -> None:
@@ -451,11 +465,18 @@ async def diagnostic(ls: MsportServer, params: types.DocumentDiagnosticParams):
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=True))
 async def code_action(ls: MsportServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
     from .code_actions import code_actions
 
     return await code_actions(ls, params)
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: MsportServer, params: types.CodeAction) -> types.CodeAction:
+    from .code_actions import resolve_code_action
+
+    return await resolve_code_action(ls, params)
 
 
 def _uri_param(params: Any) -> Any:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ...knowledge.messages import message
 from ...knowledge.model import Verdict
 from ..names import Instance, Ref, names_tensor_method
-from ..rename_safety import rename_safety
+from ..rename_safety import rename_judgement
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
 
@@ -44,7 +45,8 @@ class ApiMappingCheck(Check):
         if node.name == "forward" and self._in_torch_layer(node):
             span = self._def_name_span(node)
             if span is not None:
-                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),))
+                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),),
+                             reason=message("unsafe.forward_to_construct", self.settings.language))
                 self._report("torch.nn.Module.forward", node, span, is_method=False, fixes=(rename,))
         super().visit_FunctionDef(node)
 
@@ -160,19 +162,22 @@ class ApiMappingCheck(Check):
             spelled, imports = self._spelling(verdict.mindspore)
             if spelled is None:
                 return ()
-            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports),)
+            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports,
+                        reason=message("unsafe.subclass_cell", self.settings.language)),)
         if verdict.status != "equivalent" or not verdict.mindspore:
             return ()
         if is_method:
             if not verdict.mindspore.startswith("mindspore.Tensor."):
                 return ()
             new_name = verdict.mindspore.rsplit(".", 1)[1]
-            return (Fix(f"Rename to .{new_name}()", Safety.UNSAFE, (Edit(span, new_name),)),)
+            return (Fix(f"Rename to .{new_name}()", Safety.UNSAFE, (Edit(span, new_name),),
+                        reason=message("unsafe.method_rename", self.settings.language)),)
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:
             return ()
-        safety = rename_safety(self.chunk.tree, node, verdict)  # safe only where a run proved it
-        return (Fix(f"Replace with {verdict.mindspore}", safety, (Edit(span, spelled),), imports),)
+        # Safe only where a run proved it; otherwise the reason says what the proof lacks.
+        safety, reason = rename_judgement(self.chunk.tree, node, verdict, self.settings.language)
+        return (Fix(f"Replace with {verdict.mindspore}", safety, (Edit(span, spelled),), imports, reason=reason),)
 
     def _spelling(self, target: str):
         """How to write *target* in this module, and the import statement it needs, if any."""
