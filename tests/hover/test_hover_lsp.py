@@ -19,6 +19,7 @@ from conftest import msport_server
 from msport.analysis import Settings, analyze
 from msport.analysis.api_uses import api_uses
 from msport.knowledge import default_knowledge
+from msport.knowledge.cards import HOVER_LIMIT, SEPARATOR
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -200,8 +201,9 @@ async def test_hover_follows_project_imports_with_jedi(client, tmp_path):
 
 
 async def test_dynamic_shape_findings_explain_themselves(client):
-    """On a dynamic-shape finding: its message (why the shape depends on data, here), then the
-    rule's why and static alternative from rules/codes."""
+    """On a dynamic-shape finding: what to do first (the static alternative), then its message
+    (why the shape depends on data, here) and where the value comes from; every paragraph once,
+    within the hover's length."""
     knowledge = default_knowledge()
     checked = 0
     for path in sorted(EXAMPLES.glob("*.py")):
@@ -212,15 +214,38 @@ async def test_dynamic_shape_findings_explain_themselves(client):
                 continue
             result = await hover(client, path.as_uri(), finding.span.start_line, finding.span.start_col + 1)
             assert result is not None, (path.name, finding.code, finding.span)
-            card = result.contents.value
+            card = result.contents.value.split(SEPARATOR)[0]
             info = knowledge.codes[finding.code]
-            assert card.startswith(f"**{finding.code} {info.name}**")
-            assert finding.message.split(".")[0] in card
-            assert info.why.split(".")[0] in card
-            assert "**Static alternative:**" in card or "Static alternative:" in finding.message
-            assert f"docs/rules/{finding.code}.md" in card
+            paragraphs = card.split("\n\n")
+            assert paragraphs[0].startswith(f"**{finding.code} {info.name}**")
+            assert paragraphs[1].startswith("**Static alternative:** ")  # the action first
+            assert finding.message.split(".")[0] in paragraphs[2]
+            assert len(paragraphs) == len(set(paragraphs))
+            # The message explains the mechanism and its cost here: the rule's general why is
+            # the rule page's, not said a second time (nor contradicted) in the card.
+            if "Static alternative:" in finding.message:
+                assert "Why it matters" not in card and info.why.split(".")[0] not in card
+            assert f"docs/rules/{finding.code}.md" in card and len(card) <= HOVER_LIMIT
             checked += 1
     assert checked >= 3
+
+
+async def test_a_bound_taken_from_the_length_of_a_data_dependent_tensor_is_explained_consistently(client):
+    """`n = len(boxes)` where `boxes = v["boxes"][keep]`: the card says where the data-dependent
+    shape comes from and nothing that calls a length read a static, unreported bound."""
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Head(nn.Module):\n"
+        "    def forward(self, x, v, scores):\n"
+        "        boxes = v['boxes'][scores > 0.5]\n"
+        "        n = len(boxes)\n"
+        "        return x[:n]\n"
+    )
+    uri = "file:///tmp/msport_hover/len_bound.py"
+    open_doc(client, text, uri)
+    finding = next(f for f in analyze(text).findings if f.code == "MS203")
+    card = (await hover(client, uri, finding.span.start_line, finding.span.start_col + 1)).contents.value
+    assert "`v['boxes'][scores > 0.5]`: the data-dependent value or shape comes from here" in card
+    assert "not reported" not in card and "shape-derived bounds" not in card
 
 
 def test_jedi_is_not_loaded_at_start_up():

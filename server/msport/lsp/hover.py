@@ -19,7 +19,7 @@ from ..analysis.findings import Category, Finding, Span
 from ..analysis.lookup import NameAt, findings_at, name_at, public_name
 from ..analysis.settings import Settings
 from ..knowledge.api_history import ApiHistory, default_history
-from ..knowledge.cards import api_card, finding_card, join_cards
+from ..knowledge.cards import HOVER_LIMIT, api_card, finding_card, join_cards
 from ..knowledge.index import KnowledgeBase
 from . import jedi_fallback
 
@@ -32,8 +32,8 @@ def _local_cards(knowledge: KnowledgeBase, result: AnalysisResult, settings: Set
     findings: List[Finding] = [f for f in findings_at(result, line, col) if f.category not in _COVERED]
     api = None
     if found is not None and found.qualified:
-        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled)
-    text = join_cards([*(finding_card(knowledge, f) for f in findings), api])
+        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled, limit=HOVER_LIMIT)
+    text = join_cards([*(finding_card(knowledge, f, HOVER_LIMIT) for f in findings), api])
     span = found.span if found is not None and api else (findings[0].span if findings else None)
     return text, span, found
 
@@ -74,7 +74,7 @@ async def hover_text(
             public = public_name(full_name, module_name, known)
             if public is None:
                 continue
-            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled)
+            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled, limit=HOVER_LIMIT)
             if card:
                 source = found.foreign if found.foreign != "*" else "a star import"
                 note = f"_`{found.spelled}` comes from `{source}`; msport followed the import with jedi._"
