@@ -20,6 +20,16 @@ def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bo
     ]
     if not outcome.changed:
         return text, 0, warnings
+    problem = write_fixed(path, outcome.text)
+    if problem:
+        warnings.append(f"msport: warning: {display}: {problem}")
+        return text, 0, warnings
+    return outcome.text, len(outcome.applied), warnings
+
+
+def write_fixed(path: Path, new_text: str) -> str:
+    """Write *new_text* over the file in the file's own encoding (and BOM); what went wrong,
+    or "" when it was written."""
     data = path.read_bytes()
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -27,9 +37,8 @@ def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bo
         encoding = "utf-8"
     bom = data.startswith(b"\xef\xbb\xbf")
     try:
-        encoded = outcome.text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
+        encoded = new_text.encode("utf-8" if encoding == "utf-8-sig" else encoding)
     except UnicodeEncodeError:
-        warnings.append(f"msport: warning: {display}: fixes not written: the result cannot be encoded as {encoding}")
-        return text, 0, warnings
+        return f"fixes not written: the result cannot be encoded as {encoding}"
     path.write_bytes((b"\xef\xbb\xbf" if bom and not encoded.startswith(b"\xef\xbb\xbf") else b"") + encoded)
-    return outcome.text, len(outcome.applied), warnings
+    return ""

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     # vscode-languageclient appends --stdio for the stdio transport; it is the default anyway.
     serve.add_argument("--stdio", action="store_true", help="use standard input and output (the default)")
 
+    commands.add_parser("mcp", help="serve check, explain and fix to coding agents over the Model Context Protocol (stdio)")
+
     rules = commands.add_parser("rules", help="list every rule code")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -123,6 +125,8 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
         from ..lsp.server import run
 
         return run(args.tcp)
+    if args.command == "mcp":
+        return _mcp()
     if args.command == "rules":
         from .rules import print_rules
 
@@ -136,6 +140,20 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
         return report(args.paths, args.format, args.output, _flag_values(args), args.source_url, _jobs_or_default(args))
     return check(args)
+
+
+def _mcp() -> int:
+    if sys.version_info < (3, 10):
+        print("msport: error: msport mcp needs Python 3.10 or newer (the MCP SDK does); this is "
+              f"Python {sys.version_info[0]}.{sys.version_info[1]}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        from ..mcp.server import run
+    except ImportError as exc:
+        print(f"msport: error: msport mcp needs the MCP SDK ({exc}); install it with: python -m pip install 'msport[mcp]'",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return run()
 
 
 def check(args: argparse.Namespace) -> int:

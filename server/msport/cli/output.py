@@ -63,9 +63,10 @@ def format_text(results: Iterable[FileFindings]) -> Iterable[str]:
             yield f"{path}:{f.span.start_line + 1}:{f.span.start_col + 1}: {f.code} {f.message}"
 
 
-def summary(results: Sequence[FileFindings], files_checked: int, language: str = DEFAULT_LANGUAGE, fixes_applied: Optional[int] = None) -> str:
+def summary(results: Sequence[FileFindings], files_checked: int, language: str = DEFAULT_LANGUAGE, fixes_applied: Optional[int] = None,
+            fixable_key: str = "cli.summary.fixable") -> str:
     """The closing line of ``msport check``'s text output, in *language* (rules/messages/cli.toml);
-    *fixes_applied* is said when ``--fix`` ran."""
+    *fixes_applied* is said when ``--fix`` ran; *fixable_key* says where the fixes are."""
     def count(key: str, n: int) -> str:
         return message(key, language, count=n)
 
@@ -84,7 +85,7 @@ def summary(results: Sequence[FileFindings], files_checked: int, language: str =
         )
         fixable = sum(1 for _, fs in results for f in fs if f.fixes)
         if fixable:
-            text = sentences([text, count("cli.summary.fixable", fixable)], language)
+            text = sentences([text, count(fixable_key, fixable)], language)
     if fixes_applied is not None:
         text = sentences([text, message("cli.summary.applied", language, fixes=count("count.fixes", fixes_applied))], language)
     return text
