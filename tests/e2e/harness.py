@@ -110,15 +110,18 @@ def vscode_user_settings() -> dict:
         "window.restoreWindows": "none",
         "files.hotExit": "off",
         "workbench.enableExperiments": False,
-        "editor.lightbulb.enabled": "off",
+        # The lightbulb is how the test opens the quick-fix menu (where fix-all must be).
+        "editor.lightbulb.enabled": "onCode",
         # The protocol messages land in the msport log, which the test keeps.
         "msport.trace.server": "messages",
     }
 
 
-def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float = 300) -> Run:
-    """Installs the .vsix into a fresh code-server profile, opens *folder*, runs vscode_e2e.js."""
-    for path, what in ((CODE_SERVER, "code-server"), (VSIX, "msport.vsix"), (PLAYWRIGHT / "playwright-core", "playwright-core")):
+def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float = 300, vsix: Path = VSIX,
+               script: str = "vscode_e2e.js") -> Run:
+    """Installs *vsix* into a fresh code-server profile, opens *folder*, runs *script* (in
+    tests/e2e/vscode/) against it."""
+    for path, what in ((CODE_SERVER, "code-server"), (vsix, "msport.vsix"), (PLAYWRIGHT / "playwright-core", "playwright-core")):
         require(path, what)
     started = time.monotonic()
     for old in out.glob("*.png"):
@@ -137,7 +140,7 @@ def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float =
     node = shutil.which("node") or "/usr/bin/node"
     install = subprocess.run(
         [node, str(CODE_SERVER), "--user-data-dir", str(data), "--extensions-dir", str(exts),
-         "--install-extension", str(VSIX), "--force"],
+         "--install-extension", str(vsix), "--force"],
         env=env, capture_output=True, text=True, timeout=120,
     )
     if install.returncode != 0:
@@ -163,7 +166,7 @@ def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float =
                 time.sleep(0.2)
         driver_env = dict(env, NODE_PATH=str(PLAYWRIGHT), E2E_BASE=f"http://127.0.0.1:{port}", E2E_OUT=str(out),
                           E2E_FOLDER=str(folder), E2E_FILE=SAMPLE, E2E_OTHER_FILE=OTHER, **params)
-        driver = subprocess.run([node, str(E2E / "vscode" / "vscode_e2e.js")], env=driver_env,
+        driver = subprocess.run([node, str(E2E / "vscode" / script)], env=driver_env,
                                 capture_output=True, text=True, timeout=timeout)
         returncode, driver_log = driver.returncode, driver.stdout + driver.stderr
     finally:
@@ -174,8 +177,9 @@ def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float =
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(server.pid, signal.SIGKILL)
     result = _read_json(out / "vscode.json")
+    # One log per window (the test reloads it once), in the order the windows opened.
     logs = sorted(data.glob("logs/**/msport.log"))
-    result["extension_log"] = logs[-1].read_text(encoding="utf-8", errors="replace") if logs else ""
+    result["extension_log"] = "".join(log.read_text(encoding="utf-8", errors="replace") for log in logs)
     (out / "msport.log").write_text(result["extension_log"], encoding="utf-8")
     shutil.rmtree(home, ignore_errors=True)
     return Run(returncode, result, time.monotonic() - started, driver_log)

@@ -254,3 +254,37 @@ def test_jedi_is_not_loaded_at_start_up():
     code = "import sys, msport.lsp.server, msport.cli.main; print('jedi' in sys.modules or 'parso' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def vscode_extension(lsp_client: LanguageClient):
+    """As msport's VS Code extension starts the server: its hover shows the diagnostics under the
+    cursor above the cards, and it says so in initializationOptions."""
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=EXAMPLES.as_uri(),
+        initialization_options={"settings": {}, "client": {"hoverShowsDiagnostics": True}}))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_cards_do_not_repeat_what_the_editor_shows_above_them(vscode_extension):
+    """VS Code puts the diagnostic's message above msport's hover: the cards under it leave that
+    message out (the dynamic-shape card keeps its static alternative and where the value comes
+    from; the API card says what differs is said above), and nothing is said twice."""
+    client = vscode_extension
+    path = EXAMPLES / "ms_static_graph.py"
+    text = path.read_text()
+    open_doc(client, text, path.as_uri())
+    dynamic = next(f for f in analyze(text).findings if f.code == "MS203")
+    card = (await hover(client, path.as_uri(), dynamic.span.start_line, dynamic.span.start_col + 1)).contents.value
+    assert dynamic.message.split(";")[0] not in card
+    assert "**Static alternative:**" in card and "the data-dependent value or shape comes from here" in card
+
+    path = EXAMPLES / "resnet_block.py"
+    text = path.read_text()
+    open_doc(client, text, path.as_uri())
+    module = next(f for f in analyze(text).findings if f.code == "MS102" and f.torch_api == "torch.nn.Module")
+    card = (await hover(client, path.as_uri(), module.span.start_line, module.span.end_col - 1)).contents.value
+    note = verdict("torch.nn.Module").note.rstrip(".")
+    assert note in module.message and note not in card
+    assert "use `mindspore.nn.Cell` with care. What differs is said above." in card

@@ -178,10 +178,13 @@ def _links(verdict_diff: Optional[str], code: str) -> str:
     return " | ".join(links)
 
 
-def _action(verdict: Verdict, version: Version, backend: str) -> str:
-    """The card's first paragraph: the verdict here and what to do about it."""
+def _action(verdict: Verdict, version: Version, backend: str, said: Sequence[str] = ()) -> str:
+    """The card's first paragraph: the verdict here and what to do about it. A note that one of
+    *said* (the diagnostics the editor shows above the card) already says is not repeated."""
     status = f"**{verdict.status.capitalize()}** in {_where(version, backend)}"
     note = _sentence(verdict.note) if verdict.note else ""
+    if note and any(verdict.note.strip().rstrip(".") in message for message in said):
+        note = "What differs is said above." if verdict.status == "divergent" else ""
     if verdict.status == "equivalent":
         return f"{status}: use `{verdict.mindspore}`; the port is a rename." + (f" {note}" if note else "")
     if verdict.status == "divergent":
@@ -207,13 +210,13 @@ def _same_name_elsewhere(history: ApiHistory, torch_name: str, version: Version)
 
 
 def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend: str, spelled: Optional[str],
-                limit: Optional[int] = None) -> str:
+                limit: Optional[int] = None, said: Sequence[str] = ()) -> str:
     name = verdict.torch
     target = f"**`{verdict.mindspore}`**" if verdict.mindspore else "no MindSpore counterpart"
     title = f"**`{name}`** -> {target}"
     if spelled and spelled != name and spelled != name.rsplit(".", 1)[-1]:
         title += f" (written `{spelled}` here)"
-    blocks: List[Block] = [Block(title), Block(_action(verdict, version, backend))]
+    blocks: List[Block] = [Block(title), Block(_action(verdict, version, backend, said))]
     if verdict.consequence:
         blocks.append(Block(f"**Measured:** {_sentence(verdict.consequence)}"))
     renames = [f"`{t}` -> `{m}`" for t, m in verdict.renames if t != m]
@@ -328,17 +331,19 @@ def api_card(
     history: Optional[ApiHistory] = None,
     spelled: Optional[str] = None,
     limit: Optional[int] = None,
+    said: Sequence[str] = (),
 ) -> Optional[str]:
     """A card for a torch API (its verdict) or a MindSpore API (the torch APIs mapping to it).
 
     None for names that are not APIs of either package (modules included). *spelled* is how
     the code writes the name (an alias such as ``msel``), shown when it differs. *limit*: at
-    most that many characters (HOVER_LIMIT in the editor), else the whole card.
+    most that many characters (HOVER_LIMIT in the editor), else the whole card. *said*: the
+    messages the editor shows above the card (VS Code puts the diagnostics there), not repeated.
     """
     history = history if history is not None else default_history()
     verdict = knowledge.verdict(name, version, backend)
     if verdict is not None:
-        return _torch_card(history, verdict, version, backend, spelled, limit)
+        return _torch_card(history, verdict, version, backend, spelled, limit, said)
     framework = knowledge.tensors.framework_of(name)
     if framework == "mindspore":
         rules = knowledge.torch_rules_for(name)
@@ -362,7 +367,7 @@ def code_card(info: CodeInfo) -> str:
     return "\n\n".join(blocks)
 
 
-def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None) -> str:
+def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None, with_message: bool = True) -> str:
     """One finding under the cursor (e.g. a dynamic-shape one): what to do first (the static
     alternative or fix), then the message and where its values come from, then the rule's why
     when the message does not explain it already.
@@ -370,7 +375,8 @@ def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None)
     Messages of some families end with the alternative fitted to this place ("Static
     alternative: ...") after explaining the mechanism and its cost on MindSpore: for those the
     alternative is moved to the top and the rule's general why and fix are left to the rule
-    page, so no paragraph is said twice."""
+    page, so no paragraph is said twice. *with_message* false: the editor shows the message
+    above the card (VS Code's hover does), so the card leaves it out."""
     info: Optional[CodeInfo] = knowledge.codes.get(finding.code)
     name = f" {info.name}" if info else ""
     label = "Static alternative" if info is not None and info.category == "dynamic-shape" else "Fix"
@@ -380,7 +386,8 @@ def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None)
         blocks.append(Block(f"**{label}:** {_sentence(fitted)}"))
     elif info is not None and info.fix:
         blocks.append(Block(f"**{label}:** {_sentence(info.fix)}"))
-    blocks.append(Block(_sentence(text)))
+    if with_message:
+        blocks.append(Block(_sentence(text)))
     if finding.related:
         blocks.append(Block("\n".join(f"- line {r.span.start_line + 1}: {r.message}" for r in finding.related)))
     if info is not None and not fitted:

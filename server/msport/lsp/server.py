@@ -80,6 +80,8 @@ class MsportServer(LanguageServer):
         #: The editor's display language (``initialize``'s locale, e.g. "zh-cn"): the language of
         #: msport's texts unless a setting names one.
         self.locale: Optional[str] = None
+        #: Whether the editor's hover shows the diagnostics under the cursor above msport's cards.
+        self.hover_shows_diagnostics = False
         self._config_ready: Optional[asyncio.Event] = None
         self._shown: set = set()
 
@@ -340,6 +342,9 @@ server = MsportServer()
 @server.feature(types.INITIALIZE)
 def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
     options = params.initialization_options
+    if isinstance(options, dict) and isinstance(options.get("client"), dict):
+        # msport's own VS Code extension says what its editor shows (see hover.py).
+        ls.hover_shows_diagnostics = options["client"].get("hoverShowsDiagnostics") is True
     if isinstance(options, dict):
         # Accepted shapes: {"settings": {...}} (the VS Code template), {"msport": {...}}
         # (Helix and others send the section), or the settings themselves.
@@ -525,7 +530,8 @@ async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.H
     line = params.position.line
     col = from_encoding(source.line(line), params.position.character, ls.encoding)
     path = to_fs_path(uri) if uri.startswith("file:") else None
-    text, span = await hover_text(ls.analyzer_for(analysis.settings).knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
+    text, span = await hover_text(ls.analyzer_for(analysis.settings).knowledge, analysis.result, analysis.settings, line, col, path,
+                                  ls.scanner.roots(), ls.hover_shows_diagnostics)
     if text is None:
         return None
     return types.Hover(
