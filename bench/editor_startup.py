@@ -24,13 +24,10 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from datetime import date
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -41,7 +38,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(BENCH))
 
 # code-server is started as the end-to-end tests start it: one place knows how.
-from tests.e2e.harness import CODE_SERVER, PLAYWRIGHT, SAMPLE, VSIX, free_port, prepare_workspace, require, scratch_env, vscode_user_settings  # noqa: E402
+from tests.e2e.harness import CODE_SERVER, PLAYWRIGHT, SAMPLE, VSIX, CodeServer, prepare_workspace, require, vscode_user_settings  # noqa: E402
 
 from machine import load_average, tag  # noqa: E402
 
@@ -63,7 +60,9 @@ def build_baseline(ref: str, python: str) -> Path:
     archive = subprocess.run(["git", "archive", sha], cwd=REPO, capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
     client = source / "vscode-client"
-    (client / "node_modules").symlink_to(REPO / "vscode-client" / "node_modules")
+    # A copy: npm (run by vsce) rejects a symlinked node_modules. The baseline's lock file may
+    # differ from this checkout's; vsce ships only the runtime dependencies, which rarely do.
+    shutil.copytree(REPO / "vscode-client" / "node_modules", client / "node_modules", symlinks=True)
     env = dict(os.environ, MSPORT_BUNDLE_PYTHON=python)
     subprocess.run(["bash", "scripts/bundle-server.sh", python], cwd=client, env=env, check=True, capture_output=True)
     subprocess.run(["npx", "--no-install", "vsce", "package", "--out", str(vsix)], cwd=client, env=env, check=True, capture_output=True)
@@ -73,44 +72,15 @@ def build_baseline(ref: str, python: str) -> Path:
 
 def run_windows(vsix: Path, reloads: int) -> Dict:
     """One code-server profile with *vsix*, the file opened then the window reloaded."""
-    home = Path(tempfile.mkdtemp(prefix="msport-bench-editor-"))
-    data, exts = home / "data", home / "extensions"
-    (data / "User").mkdir(parents=True)
+    scratch = Path(tempfile.mkdtemp(prefix="msport-bench-editor-"))
+    folder = prepare_workspace(scratch / "ws").parent
+    out = scratch / "windows.json"
     settings = dict(vscode_user_settings(), **{"msport.trace.server": "off"})
-    (data / "User" / "settings.json").write_text(json.dumps(settings))
-    folder = prepare_workspace(home / "ws").parent
-    env = scratch_env(home)
-    env["PATH"] = "/usr/bin:/bin"  # a Python with neither msport nor pygls: the bundled server runs
-    node = shutil.which("node") or "/usr/bin/node"
-    subprocess.run([node, str(CODE_SERVER), "--user-data-dir", str(data), "--extensions-dir", str(exts),
-                    "--install-extension", str(vsix), "--force"], env=env, capture_output=True, check=True, timeout=180)
-    port = free_port()
-    server = subprocess.Popen(
-        [node, str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none", "--user-data-dir", str(data),
-         "--extensions-dir", str(exts), "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-         "--disable-getting-started-override", str(folder)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    out = home / "windows.json"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.2)
-        driver_env = dict(env, NODE_PATH=str(PLAYWRIGHT), E2E_BASE=f"http://127.0.0.1:{port}", E2E_FOLDER=str(folder),
-                          E2E_FILE=SAMPLE, BENCH_RELOADS=str(reloads), BENCH_OUT=str(out))
-        subprocess.run([node, str(BENCH / "editor_startup.js")], env=driver_env, capture_output=True, timeout=900)
-        result = json.loads(out.read_text()) if out.exists() else {"windows": [], "error": "no result"}
-    finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-    logs = [log.read_text(encoding="utf-8", errors="replace") for log in sorted(data.glob("logs/**/msport.log"))]
-    shutil.rmtree(home, ignore_errors=True)
+    with CodeServer(folder, vsix, settings=settings) as editor:
+        editor.drive(BENCH / "editor_startup.js", 900, E2E_FILE=SAMPLE, BENCH_RELOADS=str(reloads), BENCH_OUT=str(out))
+        logs = editor.msport_logs()
+    result = json.loads(out.read_text()) if out.exists() else {"windows": [], "error": "no result"}
+    shutil.rmtree(scratch, ignore_errors=True)
     for window, log in zip(result["windows"], logs):
         window["squiggles_ms"] = window["diagnostics"] - window["text"]
         first, started = FIRST.search(log), STARTED.search(log)

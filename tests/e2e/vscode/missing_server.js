@@ -1,21 +1,13 @@
 // A .vsix packaged without its server, in code-server: what the user sees. Records the
 // notification and the status-bar item (vscode.json in E2E_OUT), with a screenshot.
-const { chromium } = require('playwright-core');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
+const { launch } = require('./browser');
 
 (async () => {
   const out = process.env.E2E_OUT;
   const result = { ok: false };
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'msport-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.E2E_CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const ctx = await launch();
   const page = ctx.pages()[0] || (await ctx.newPage());
   try {
     await page.goto(`${process.env.E2E_BASE}/?folder=${encodeURIComponent(process.env.E2E_FOLDER)}`);
@@ -36,6 +28,5 @@ const path = require('path');
   }
   fs.writeFileSync(path.join(out, 'vscode.json'), JSON.stringify(result, null, 2));
   await ctx.close();
-  fs.rmSync(profile, { recursive: true, force: true });
   process.exit(result.ok ? 0 : 1);
 })();

@@ -4,10 +4,9 @@
 // the recorded JSON are made by tests/e2e/test_editors.py, which knows what msport should report.
 //
 // usage: node vscode_e2e.js  (configuration in E2E_* environment variables, see CONFIG below)
-const { chromium } = require('playwright-core');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
+const { launch, installMarks, marks } = require('./browser');
 
 const env = (name, fallback) => {
   const value = process.env[name] ?? fallback;
@@ -36,7 +35,6 @@ const CONFIG = {
   problemsAfterIgnore: env('E2E_PROBLEMS_AFTER_IGNORE').split(';'),
   pyproject: env('E2E_PYPROJECT'),       // [tool.msport] written into the folder after that
   problemsAfterPyproject: env('E2E_PROBLEMS_AFTER_PYPROJECT').split(';'),
-  chromium: env('E2E_CHROMIUM', '/usr/bin/chromium'),
 };
 fs.mkdirSync(CONFIG.out, { recursive: true });
 
@@ -157,32 +155,8 @@ async function problemRows(page) {
 }
 
 (async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'msport-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CONFIG.chromium,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  // When the file's text first shows and when msport's first squiggle does, timed in the page
-  // (performance.now(), ms since the page started loading) rather than by polling from here.
-  // "diagnostics": the status bar's problem counter first counts any (the findings may all be
-  // below the visible lines, where nothing is drawn).
-  await ctx.addInitScript(() => {
-    const marks = (window.__msportMarks = { origin: performance.timeOrigin });
-    const check = () => {
-      const now = performance.now();
-      if (!marks.text && document.querySelector('.monaco-editor .view-lines .view-line span span')) marks.text = now;
-      if (!marks.squiggle && document.querySelector('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error')) marks.squiggle = now;
-      const counter = document.querySelector('[id="status.problems"]');
-      if (!marks.diagnostics && counter && /(Errors|Warnings): [1-9]/.test(counter.getAttribute('aria-label') || '')) marks.diagnostics = now;
-      if (marks.text && marks.squiggle && marks.diagnostics) observer.disconnect();
-    };
-    const observer = new MutationObserver(check);
-    observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'] });
-  });
-  const pageMarks = async (page) => page.evaluate(() => ({ ...window.__msportMarks }));
+  const ctx = await launch();
+  await installMarks(ctx);
   const watchdog = setTimeout(() => {
     result.error = 'watchdog: the whole run took more than 280 s';
     fs.writeFileSync(path.join(CONFIG.out, 'vscode.json'), JSON.stringify(result, null, 2));
@@ -206,8 +180,7 @@ async function problemRows(page) {
     mark('squiggle');
     // The window's first file: the extension activated with the window (workspaceContains), so
     // its server may have been starting while the user looked for the file.
-    await page.waitForFunction(() => window.__msportMarks.diagnostics, null, { timeout: 30000 });
-    result.timing_open = await pageMarks(page);
+    result.timing_open = await marks(page, 30000);
     // The item shows a check mark once the server runs (a spinner while it starts).
     await page.locator(`${STATUS} .codicon-check, ${STATUS} .codicon-warning`).first().waitFor({ timeout: 30000 });
     result.status_initial = await statusText(page);
@@ -419,8 +392,7 @@ async function problemRows(page) {
     // msport's first squiggle.
     await page.locator('.tabs-container .tab', { hasText: CONFIG.file }).first().click();
     await page.reload();
-    await page.waitForFunction(() => window.__msportMarks && window.__msportMarks.text && window.__msportMarks.diagnostics, null, { timeout: 60000 });
-    result.timing_reload = await pageMarks(page);
+    result.timing_reload = await marks(page);
     mark('reload');
     await shot(page, 'reload');
 
@@ -438,7 +410,6 @@ async function problemRows(page) {
     fs.writeFileSync(path.join(CONFIG.out, 'vscode.json'), JSON.stringify(result, null, 2));
     clearTimeout(watchdog);
     await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
     process.exit(result.ok ? 0 : 1);
   }
 })();
