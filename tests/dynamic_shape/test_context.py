@@ -257,3 +257,65 @@ def test_code_run_while_a_layer_is_built_is_eager(analyze):
 def test_top_level_code_is_eager_too(analyze):
     (finding,) = dynamic(analyze("import torch\nm = torch.ones(3) > 0\nidx = torch.nonzero(m)\n", backend="ascend", jit_level="O2"))
     assert finding.severity.value == "info" and "This code runs in Python, never in a graph" in finding.message
+
+
+LOSS_CLASS = (
+    "import torch\n"
+    "class ComputeLoss:\n"
+    "    def __init__(self, model):\n"
+    "        self.model = model\n"
+    "    def __call__(self, preds, targets):\n"
+    "        keep = targets[:, 4] > 0.5\n"
+    "        return preds[keep].sum()\n"
+    "{caller}"
+)
+
+
+def test_a_plain_loss_class_with_call_is_not_pipeline_code(analyze):
+    # The detection-model style: `ComputeLoss(model)(preds, targets)`. With no caller in sight
+    # it is model code whose callers are unseen (one step lower), never exempt.
+    finding = only(analyze(LOSS_CLASS.format(caller=""), backend="ascend", jit_level="O0"))
+    assert finding.code == "MS202" and finding.severity.value == "info"
+    assert "no caller of `ComputeLoss.__call__`" in finding.message
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        # the loss a training step calls .backward() on
+        "def train(model, loader, opt):\n"
+        "    compute_loss = ComputeLoss(model)\n"
+        "    for imgs, targets in loader:\n"
+        "        preds = model(imgs)\n"
+        "        loss = compute_loss(preds, targets)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
+        # kept on self by a trainer, through a tuple assignment and a scaler
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.compute_loss = ComputeLoss(model)\n"
+        "    def step(self, imgs, targets, scaler):\n"
+        "        loss, items = self.compute_loss(self.model(imgs), targets)\n"
+        "        scaler.scale(loss * 2).backward()\n",
+        # differentiated by value_and_grad after a port
+        "import mindspore as ms\n"
+        "loss_fn = ComputeLoss(None)\n"
+        "def forward_fn(preds, targets):\n"
+        "    return loss_fn(preds, targets)\n"
+        "grad_fn = ms.value_and_grad(forward_fn, None, [])\n",
+    ],
+)
+def test_a_loss_class_reached_from_a_training_step_is_graph_code(analyze, caller):
+    finding = only(analyze(LOSS_CLASS.format(caller=caller), backend="ascend", jit_level="O0"))
+    assert finding.code == "MS202" and finding.severity.value == "warning"
+    assert "no caller" not in finding.message
+
+
+def test_a_transform_class_is_still_pipeline_code(analyze):
+    text = (
+        "import torch\n"
+        "class DropBoxes:\n"
+        "    def __call__(self, img, boxes):\n"
+        "        return img, boxes[boxes[:, 2] > 0]\n"
+    )
+    assert not dynamic(analyze(text))

@@ -20,7 +20,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from .chunks import ParsedChunk
 from .lru import LRU
 from ..knowledge.index import KnowledgeBase
-from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, _Key
+from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
 
@@ -32,13 +32,19 @@ class FunctionDecl:
     qualname: str  # "f" or "Class.method"
     params: Tuple[str, ...]
     root: Optional[str] = None  # GRAPH, JIT, PIPELINE or EAGER when the function is one by itself
-    calls: Tuple[str, ...] = ()  # "f", "self:Class.m", "inst:Class.m"
+    #: What it calls: "f", "self:Class.m", "inst:Class.m" (a method of an instance of a class of
+    #: this module; "inst:Class.__call__" for calling the instance), "ext:pkg.mod.f" or
+    #: "ext:pkg.mod.Class.m" (a function or method of another module, resolved by the project index).
+    calls: Tuple[str, ...] = ()
+    #: Among them, those whose results feed the loss of a training step (`.backward()`,
+    #: `autograd.grad`): the forward-and-loss computation compiled after a port.
+    train_calls: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ClassDecl:
     name: str
-    bases: Tuple[str, ...]  # local base classes, by name
+    bases: Tuple[str, ...]  # base classes: local ones by name, others qualified ("ext:pkg.mod.Base")
     methods: Tuple[str, ...]
 
 
@@ -46,8 +52,9 @@ class ClassDecl:
 class ChunkGraphFacts:
     functions: Tuple[FunctionDecl, ...] = ()
     classes: Tuple[ClassDecl, ...] = ()
-    pipeline_refs: Tuple[str, ...] = ()  # names passed as collate_fn=, transform=, ...
+    pipeline_refs: Tuple[str, ...] = ()  # names passed as collate_fn=, transform=, ... ("ext:..." for imported ones)
     jit_refs: Tuple[str, ...] = ()  # names wrapped as jit(name)
+    graph_refs: Tuple[str, ...] = ()  # functions differentiated by value_and_grad(name, ...) and the like
     eager_refs: Tuple[str, ...] = ()  # functions called by top-level statements (scripts)
     mode: Optional[str] = None  # from set_context(mode=...)
 
@@ -62,6 +69,7 @@ class _Collector(ScopeVisitor):
         self.classes: List[ClassDecl] = []
         self.pipeline_refs: List[str] = []
         self.jit_refs: List[str] = []
+        self.graph_refs: List[str] = []
         self.eager_refs: List[str] = []
         self.mode: Optional[str] = None
         self._current: Optional[dict] = None
@@ -71,12 +79,20 @@ class _Collector(ScopeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if self.class_stack or self._current is not None:
             return super().visit_ClassDef(node)  # nested classes belong to their enclosing code
-        bases = tuple(b.id for b in node.bases if isinstance(b, ast.Name))
+        bases = tuple(b for b in map(self._base_key, node.bases) if b)
         methods = tuple(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         self.classes.append(ClassDecl(node.name, bases, methods))
         self._pipeline_class = self._is_pipeline_class(node)
         super().visit_ClassDef(node)
         self._pipeline_class = False
+
+    def _base_key(self, base: ast.AST) -> Optional[str]:
+        if isinstance(base, ast.Name) and self.context.is_local_class(base.id) and self.context.binding(base.id) is None:
+            return base.id
+        qualified = self.qualified(base)
+        if qualified and self.facts.framework_of(qualified) is None:
+            return f"ext:{qualified}"  # a class of another module (of the project, or not)
+        return None
 
     def _is_pipeline_class(self, node: ast.ClassDef) -> bool:
         pipeline = self.rules.pipeline
@@ -85,8 +101,14 @@ class _Collector(ScopeVisitor):
         lowered = node.name.lower()
         if any(word in lowered for word in pipeline.class_words):
             return True
-        if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in pipeline.methods for s in node.body):
-            return True  # a plain class with __getitem__ / __call__: a dataset or a transform
+        for method in node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if method.name in pipeline.methods:
+                return True  # a plain class with __getitem__ / __iter__: a dataset or a sampler
+            params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
+            if method.name == "__call__" and params and params[0] in pipeline.call_parameters:
+                return True  # __call__(self, img): a transform
         for base in node.bases:
             qualified = self.qualified(base)
             if qualified and (qualified in pipeline.bases or any(qualified.startswith(m + ".") for m in pipeline.base_modules)):
@@ -98,7 +120,8 @@ class _Collector(ScopeVisitor):
             return super().visit_FunctionDef(node)
         in_class = bool(self.class_stack)
         qualname = f"{self.class_stack[0].name}.{node.name}" if in_class else node.name
-        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None}
+        outer, self._current = self._current, {"calls": [], "class": self.class_stack[0].name if in_class else None,
+                                               "uses": {}, "losses": []}
         super().visit_FunctionDef(node)
         record, self._current = self._current, outer
         args = node.args
@@ -106,7 +129,8 @@ class _Collector(ScopeVisitor):
         if in_class and params and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
             params = params[1:]
         params += [a.arg for a in args.kwonlyargs]
-        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"]))))
+        self.functions.append(FunctionDecl(qualname, tuple(params), self._root(node, in_class), tuple(dict.fromkeys(record["calls"])),
+                                           _train_calls(record)))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -130,6 +154,46 @@ class _Collector(ScopeVisitor):
             return PIPELINE
         return None
 
+    # -- training steps: which calls compute the loss ---------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        super().visit_Assign(node)
+        if self._current is not None:
+            names, calls = self._sources(node.value)
+            for target in node.targets:
+                for name in _target_names(target):
+                    entry = self._current["uses"].setdefault(name, (set(), set()))
+                    entry[0].update(names)
+                    entry[1].update(calls)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        super().visit_AugAssign(node)
+        if self._current is not None:
+            names, calls = self._sources(node.value)
+            for name in _target_names(node.target):
+                entry = self._current["uses"].setdefault(name, (set(), set()))
+                entry[0].update(names)
+                entry[1].update(calls)
+
+    def _sources(self, value: ast.AST) -> Tuple[Set[str], Set[str]]:
+        """The names (`x`, `self.loss`) and the callees an expression is computed from."""
+        names: Set[str] = set()
+        calls: Set[str] = set()
+        for node in walk(value):
+            if isinstance(node, ast.Call):
+                key = self._call_key(node)
+                if key:
+                    calls.add(key)
+            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(getattr(node, "ctx", None), ast.Load):
+                dotted = dotted_name(node)
+                if dotted:
+                    names.add(dotted)
+        return names, calls
+
+    def _note_loss(self, node: ast.AST) -> None:
+        if self._current is not None:
+            self._current["losses"].append(self._sources(node))
+
+    # -- calls -----------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         self._note_call(node)
         self.generic_visit(node)
@@ -145,26 +209,74 @@ class _Collector(ScopeVisitor):
         func = node.func
         qualified = self.qualified(func)
         canonical = self.rules.canonical(qualified) if qualified else None
-        if canonical in self.rules.graph.decorators:
-            self.jit_refs.extend(a.id for a in node.args if isinstance(a, ast.Name))
-        if canonical in self.rules.graph.set_context:
+        graph = self.rules.graph
+        if canonical in graph.decorators:
+            self.jit_refs.extend(self._refs(node.args[:1] if node.args else ()))
+        if canonical in graph.gradient_transforms and node.args:
+            self.graph_refs.extend(self._refs(node.args[:1]))
+        if canonical in graph.gradient_functions and (node.args or node.keywords):
+            self._note_loss(node.args[0] if node.args else node.keywords[0].value)
+        if isinstance(func, ast.Attribute) and func.attr in graph.backward_methods:
+            self._note_loss(func.value)  # loss.backward(), scaler.scale(loss).backward()
+        if canonical in graph.set_context:
             for keyword in node.keywords:
                 if keyword.arg == "mode":
                     self.mode = self._mode(keyword.value) or self.mode
         for keyword in node.keywords:
             if keyword.arg in self.rules.pipeline.keywords:
-                self.pipeline_refs.extend(n.id for n in walk(keyword.value) if isinstance(n, ast.Name))
+                self.pipeline_refs.extend(self._refs([n for n in walk(keyword.value) if isinstance(n, (ast.Name, ast.Attribute))]))
         if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
             self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
-        if self._current is None or not isinstance(func, ast.Attribute):
+        if self._current is None:
             return
-        if isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self._current["class"]:
-            if self.self_attribute(func.attr) is None:
-                self._current["calls"].append(f"self:{self._current['class']}.{func.attr}")
-            return
-        receiver = self.infer(func.value)
-        if isinstance(receiver, Instance) and receiver.cls.startswith(LOCAL + "."):
-            self._current["calls"].append(f"inst:{receiver.cls[len(LOCAL) + 1:]}.{func.attr}")
+        key = self._call_key(node)
+        if key:
+            self._current["calls"].append(key)
+
+    def _refs(self, nodes) -> List[str]:
+        """Functions and classes named by *nodes*: local names as they are, others "ext:qualified"."""
+        refs = []
+        for node in nodes:
+            if isinstance(node, ast.Name) and (node.id in self.function_names or self.context.is_local_class(node.id)):
+                if not self.scope.lookup(node.id)[0]:
+                    refs.append(node.id)
+                    continue
+            qualified = self.qualified(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+            if qualified and self.facts.framework_of(qualified) is None and not qualified.startswith(LOCAL):
+                refs.append(f"ext:{qualified}")
+        return refs
+
+    def _call_key(self, node: ast.Call) -> Optional[str]:
+        """The callee of *node* as a call key (see FunctionDecl.calls), or None for APIs and
+        anything msport cannot place."""
+        func = node.func
+        current_class = self._current["class"] if self._current is not None else None
+        if isinstance(func, ast.Name) and func.id in self.function_names and not self.scope.lookup(func.id)[0]:
+            return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and current_class:
+            attribute = self.self_attribute(func.attr)
+            if attribute is None:
+                return f"self:{current_class}.{func.attr}"
+            return self._instance_key(attribute, "__call__")  # self.compute_loss(preds, targets)
+        if isinstance(func, ast.Attribute):
+            receiver = self.infer(func.value)
+            if isinstance(receiver, Instance):
+                return self._instance_key(receiver, func.attr)
+        value = self.infer(func)
+        if isinstance(value, Instance):
+            return self._instance_key(value, "__call__")  # loss_fn(preds, targets), Loss()(p, t)
+        if isinstance(value, Ref) and not value.qualified.startswith(LOCAL) and self.facts.framework_of(value.qualified) is None:
+            return f"ext:{value.qualified}"
+        return None
+
+    def _instance_key(self, value, method: str) -> Optional[str]:
+        if not isinstance(value, Instance):
+            return None
+        if value.cls.startswith(LOCAL + "."):
+            return f"inst:{value.cls[len(LOCAL) + 1:]}.{method}"
+        if self.context.imported_class(value.cls)[0]:
+            return f"ext:{value.cls}.{method}"
+        return None
 
     def _mode(self, value: ast.AST) -> Optional[str]:
         if isinstance(value, ast.Constant) and value.value in (0, 1) and not isinstance(value.value, bool):
@@ -179,8 +291,41 @@ class _Collector(ScopeVisitor):
     def result(self) -> ChunkGraphFacts:
         return ChunkGraphFacts(
             functions=tuple(self.functions), classes=tuple(self.classes), pipeline_refs=tuple(self.pipeline_refs),
-            jit_refs=tuple(self.jit_refs), eager_refs=tuple(self.eager_refs), mode=self.mode,
+            jit_refs=tuple(self.jit_refs), graph_refs=tuple(self.graph_refs), eager_refs=tuple(self.eager_refs), mode=self.mode,
         )
+
+
+def _target_names(target: ast.AST) -> Iterable[str]:
+    """The names an assignment binds: `a`, `a, b`, `self.loss`, `(loss, items)`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element.value if isinstance(element, ast.Starred) else element)
+    elif isinstance(target, (ast.Name, ast.Attribute)):
+        dotted = dotted_name(target)
+        if dotted:
+            yield dotted
+
+
+def _train_calls(record: dict) -> Tuple[str, ...]:
+    """The callees a training step's losses are computed from, following assignments back."""
+    if not record["losses"]:
+        return ()
+    uses: Dict[str, Tuple[Set[str], Set[str]]] = record["uses"]
+    calls: Set[str] = set()
+    seen: Set[str] = set()
+    pending: List[str] = []
+    for names, keys in record["losses"]:
+        calls |= keys
+        pending.extend(names)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        names, keys = uses.get(name, ((), ()))
+        calls.update(keys)
+        pending.extend(names)
+    return tuple(sorted(calls))
 
 
 _last_functions: Tuple[Optional[ModuleContext], frozenset] = (None, frozenset())
@@ -298,8 +443,10 @@ class GraphContextBuilder:
         classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
         decls = {d.qualname: d for _, f in facts for d in f.functions}
         shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
-        edges = {name: self._resolve_calls(decl, shell, decls) for name, decl in decls.items()}
-        statuses = _statuses(decls, edges, facts, shell, pipeline_file)
+        layers = {name for name, _ in context.layer_classes}
+        edges = {name: self._resolve(decl.calls, decl.qualname, shell, decls, layers) for name, decl in decls.items()}
+        train_roots = [t for decl in decls.values() for t in self._resolve(decl.train_calls, decl.qualname, shell, decls, layers)]
+        statuses = _statuses(decls, edges, facts, shell, pipeline_file, train_roots)
         # Summaries matter only for functions something calls, and argument facts only for
         # calls: a chunk with neither is not summarised at all.
         called = {callee for targets in edges.values() for callee in targets}
@@ -366,15 +513,20 @@ class GraphContextBuilder:
         return cached
 
     @staticmethod
-    def _resolve_calls(decl: FunctionDecl, shell: ModuleGraph, decls: Dict[str, FunctionDecl]) -> Tuple[str, ...]:
+    def _resolve(calls: Iterable[str], caller: str, shell: ModuleGraph, decls: Dict[str, FunctionDecl], layers: Set[str]) -> Tuple[str, ...]:
+        """The functions and methods of this module that call keys name (other modules' are
+        left to the project index)."""
         resolved = []
-        for call in decl.calls:
+        for call in calls:
             if call.startswith(("self:", "inst:")):
                 cls, _, method = call[5:].partition(".")
                 target = shell.resolve_method(cls, method)
+                if target is None and method == "__call__" and call.startswith("inst:") and cls in layers:
+                    # Calling a layer runs its forward/construct.
+                    target = next((t for t in (shell.resolve_method(cls, m) for m in ("forward", "construct")) if t), None)
             else:
                 target = call if call in decls else None
-            if target and target != decl.qualname:
+            if target and target != caller:
                 resolved.append(target)
         return tuple(dict.fromkeys(resolved))
 
@@ -389,13 +541,23 @@ def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
 
 
 def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph,
-              pipeline_file: bool = False) -> Dict[str, str]:
+              pipeline_file: bool = False, train_roots: Sequence[str] = ()) -> Dict[str, str]:
     status: Dict[str, str] = {}
     jit_roots = [n for n, d in decls.items() if d.root == JIT]
     jit_roots += [r for _, f in facts for r in f.jit_refs if r in decls]
     # In a pipeline file only what is explicitly jit-compiled is graph code (torchvision's
     # RandomErasing is an nn.Module, but a transform).
     graph_roots = [] if pipeline_file else [n for n, d in decls.items() if d.root == GRAPH]
+    if not pipeline_file:
+        # What a training step computes its loss with, and what value_and_grad differentiates,
+        # is compiled with the train step after a port.
+        graph_roots += list(train_roots)
+        for _, f in facts:
+            for ref in f.graph_refs:
+                if ref in decls:
+                    graph_roots.append(ref)
+                elif shell.has_class(ref):
+                    graph_roots.extend(n for n in decls if n.startswith(ref + ".") and n.rpartition(".")[2] in ("__call__", "forward", "construct"))
     pipeline_roots = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
     for _, f in facts:
         for ref in f.pipeline_refs:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, Hashable, Iterable, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Set, Tuple, Union
 
 from ..knowledge.index import KnowledgeBase, TensorFacts
 from .visitor import Visitor, walk, walk_statements
@@ -70,6 +70,15 @@ class ModuleContext:
     #: graph_context.py: which functions are graph code, what helpers return). Part of the key:
     #: a chunk's findings may depend on other chunks only through the context.
     facts: Tuple[Tuple[str, Hashable], ...] = ()
+    #: Every top-level class of the module (layers or not): `ComputeLoss(model)` is an instance
+    #: whose `__call__` the module may follow.
+    classes: Tuple[str, ...] = ()
+    #: Classes of other modules of the project that this module imports, by qualified name,
+    #: with the framework of their base layer (None for plain classes): from the project index.
+    imported_classes: Tuple[Tuple[str, Optional[str]], ...] = ()
+    #: Module-level names bound once to an instance (`criterion = nn.CrossEntropyLoss()`,
+    #: `loss_fn = ComputeLoss()`): name -> qualified class ("<module>.X" for classes of this module).
+    instances: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def key(self) -> Tuple:
@@ -81,10 +90,26 @@ class ModuleContext:
     def layer_framework(self, name: str) -> Optional[str]:
         return self._layers.get(name)
 
+    def instance(self, name: str) -> Optional[str]:
+        return self._instances.get(name)
+
+    def is_local_class(self, name: str) -> bool:
+        return name in self._classes
+
+    def imported_class(self, qualified: str) -> Tuple[bool, Optional[str]]:
+        """(is *qualified* a class of another module of the project, its layer framework)."""
+        if qualified in self._imported:
+            return True, self._imported[qualified]
+        return False, None
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "_bindings", dict(self.bindings))
         object.__setattr__(self, "_layers", dict(self.layer_classes))
-        object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts)))
+        object.__setattr__(self, "_classes", frozenset(self.classes))
+        object.__setattr__(self, "_imported", dict(self.imported_classes))
+        object.__setattr__(self, "_instances", dict(self.instances))
+        object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts,
+                                               self.classes, self.imported_classes, self.instances)))
 
 
 @dataclass(frozen=True)
@@ -97,6 +122,8 @@ class ChunkFacts:
     #: for every chunk seen do not keep its parse tree alive.
     classes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     functions: Tuple[str, ...] = ()
+    #: Top-level `name = Callee(...)` assignments: (name, the callee as a dotted name).
+    instances: Tuple[Tuple[str, str], ...] = ()
 
 
 def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
@@ -109,31 +136,70 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
                     # `import torch.nn` binds `torch`; attribute access finds the rest.
                     root = alias.name.split(".", 1)[0]
                     bindings.append((alias.asname, alias.name) if alias.asname else (root, root))
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+                # Relative imports keep their dots (".loss.ComputeLoss"); the module context
+                # makes them absolute when it knows the module's package.
+                module = "." * node.level + (node.module or "")
                 for alias in node.names:
                     if alias.name == "*":
-                        stars.append(node.module)
+                        stars.append(module)
                     else:
-                        bindings.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+                        separator = "" if module.endswith(".") else "."
+                        bindings.append((alias.asname or alias.name, f"{module}{separator}{alias.name}"))
     classes = tuple(
         (node.name, tuple(name for name in map(dotted_name, node.bases) if name))
         for node in tree.body if isinstance(node, ast.ClassDef)
     )
     functions = tuple(node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions)
+    instances = tuple(
+        (node.targets[0].id, callee) for node in tree.body
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call) and (callee := dotted_name(node.value.func)) and callee.rpartition(".")[2][:1].isupper()
+    )
+    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances)
 
 
-def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) -> ModuleContext:
-    bindings: Dict[str, str] = {}
+def absolute_module(name: str, package: Optional[str]) -> Optional[str]:
+    """``..ops.boxes`` imported in package ``pkg.models.detection`` -> ``pkg.models.ops.boxes``;
+    None when the module's package is not known (a file checked on its own) or too shallow."""
+    level = len(name) - len(name.lstrip("."))
+    if not level:
+        return name
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    rest = name[level:]
+    return ".".join(base + ([rest] if rest else [])) or None
+
+
+def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, package: Optional[str] = None,
+                         imported_classes: Iterable[Tuple[str, Optional[str]]] = (),
+                         extra_bindings: Iterable[Tuple[str, str]] = ()) -> ModuleContext:
+    """The module's context from its chunks' facts. *package* (the module's package, when the
+    project is known) makes relative imports absolute; *imported_classes* and *extra_bindings*
+    (names a project star import brings) come from the project index."""
+    bindings: Dict[str, str] = dict(extra_bindings)
     stars: List[str] = []
     classes: List[Tuple[str, Tuple[str, ...]]] = []
     functions: List[str] = []
+    assigned: Dict[str, Optional[str]] = {}
     for item in facts:
-        bindings.update(item.bindings)
-        stars.extend(item.star_imports)
+        for name, callee in item.instances:
+            assigned[name] = callee if assigned.get(name, callee) == callee else None  # assigned two classes: unknown
+        for local, qualified in item.bindings:
+            if qualified.startswith("."):
+                qualified = absolute_module(qualified, package)
+                if qualified is None:
+                    continue  # a relative import msport cannot place: the name stays unknown
+            bindings[local] = qualified
+        stars.extend(star for star in (absolute_module(s, package) for s in item.star_imports) if star)
         classes.extend(item.classes)
         functions.extend(item.functions)
-    context = ModuleContext(tuple(sorted(bindings.items())), tuple(stars), ())
+    imported = tuple(sorted(imported_classes))
+    context = ModuleContext(tuple(sorted(bindings.items())), tuple(stars), (), imported_classes=imported)
     layers: Dict[str, str] = {}
     # Bases may be defined after their subclasses' uses: iterate until nothing changes.
     changed = True
@@ -148,7 +214,17 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase) 
                     layers[name] = framework
                     changed = True
                     break
-    return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions))
+    class_names = tuple(dict.fromkeys(name for name, _ in classes))
+    local_classes = set(class_names)
+    instances = []
+    for name, callee in sorted(assigned.items()):
+        if callee is None or name in bindings:
+            continue
+        cls = f"{LOCAL}.{callee}" if callee in local_classes else qualify(callee, context)
+        if cls:
+            instances.append((name, cls))
+    return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions),
+                         classes=class_names, imported_classes=imported, instances=tuple(instances))
 
 
 def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
@@ -159,7 +235,7 @@ def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, s
         return None
     if qualified in knowledge.tensors.module_bases or is_layer_class(qualified, knowledge.tensors):
         return knowledge.tensors.framework_of(qualified)
-    return None
+    return context.imported_class(qualified)[1]  # a layer class of another module of the project
 
 
 def is_layer_class(qualified: str, facts: TensorFacts) -> bool:
@@ -207,6 +283,9 @@ class Scope:
     self_name: Optional[str] = None
     self_attributes: Dict[str, Value] = field(default_factory=dict)
     function: Optional[ast.AST] = None
+    #: Parameters typed as tensors only by how the function uses them (not by an annotation or
+    #: by being a layer's input): what callers pass, when known, says more.
+    inferred: Set[str] = field(default_factory=set)
 
     def lookup(self, name: str) -> Tuple[bool, Optional[Value]]:
         """(is the name bound here or in an enclosing function, its value if known)."""
@@ -243,8 +322,13 @@ class ScopeVisitor(Visitor):
             qualified = self.context.binding(node.id)
             if qualified:
                 return Ref(qualified)
-            if self.context.layer_framework(node.id):
+            if self.context.is_local_class(node.id):
                 return Ref(f"{LOCAL}.{node.id}")
+            cls = self.context.instance(node.id)
+            if cls is not None:
+                # A module-level instance (`criterion = nn.CrossEntropyLoss()` in another chunk).
+                value = self._call_result(cls)
+                return value if isinstance(value, Instance) else None
             for module in self.context.star_imports:
                 candidate = f"{module}.{node.id}"
                 if self.knowledge.lookup(candidate):
@@ -340,7 +424,8 @@ class ScopeVisitor(Visitor):
             return Instance(qualified, self.context.layer_framework(name))
         framework = self.facts.framework_of(qualified)
         if framework is None:
-            return None
+            project_class, framework = self.context.imported_class(qualified)
+            return Instance(qualified, framework) if project_class else None
         if qualified in self.facts.tensor_classes:
             return TensorValue(framework)
         if qualified in self.facts.non_tensor_functions:
@@ -353,7 +438,7 @@ class ScopeVisitor(Visitor):
         return None
 
     def is_layer(self, value: Instance) -> bool:
-        if value.cls.startswith(LOCAL + "."):
+        if value.cls.startswith(LOCAL + ".") or self.context.imported_class(value.cls)[0]:
             return value.framework is not None
         return is_layer_class(value.cls, self.facts)
 
@@ -560,6 +645,7 @@ class ScopeVisitor(Visitor):
         args = node.args
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         graph_method = self._is_layer_forward(node)
+        used_as_tensors: Optional[FrozenSet[str]] = None
         for index, arg in enumerate(params):
             if self.scope.self_name and arg.arg == self.scope.self_name:
                 continue
@@ -567,16 +653,73 @@ class ScopeVisitor(Visitor):
             if value is None and graph_method and arg.annotation is None:
                 # Inputs of forward/construct are tensors in model code.
                 value = TensorValue(graph_method)
+            elif value is None and arg.annotation is None and self.module_framework():
+                if used_as_tensors is None:
+                    used_as_tensors = tensor_parameters(node, self)
+                if arg.arg in used_as_tensors and not self.knowledge.triggers.provenance.matches("scalar_parameter_names", arg.arg):
+                    value = TensorValue(self.module_framework())
+                    self.scope.inferred.add(arg.arg)
             self.scope.values[arg.arg] = value
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
                 self.scope.values[extra.arg] = None
+
+    def module_framework(self) -> Optional[str]:
+        """torch when the module imports torch (code being ported), else mindspore when it imports
+        mindspore, else None: what an untyped tensor of this module belongs to."""
+        cached = self.context.__dict__.get("_framework", False)
+        if cached is False:
+            frameworks = {self.facts.framework_of(q) for _, q in self.context.bindings}
+            cached = "torch" if "torch" in frameworks else ("mindspore" if "mindspore" in frameworks else None)
+            self.context.__dict__["_framework"] = cached
+        return cached
 
     def _is_layer_forward(self, node) -> Optional[str]:
         """The framework when *node* is forward/construct of a layer class."""
         if not self.class_stack or node.name not in self.facts.layer_entry_methods:
             return None
         return self.context.layer_framework(self.class_stack[-1].name)
+
+
+_TENSOR_PARAMS = "_msport_tensor_params"  # memo on the function node: every check asks
+
+
+def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[str]:
+    """The parameters of *function* that its body uses as only tensors are used: a tensor-only
+    method (`p.view(...)`), a subscript with several indices and a slice (`p[:, 4]`), the input of
+    an API that takes a tensor (`torch.sigmoid(p)`, `torch.cat([p, q])`). Computed once per
+    function node (the memo lives on the node, shared by every check walking the tree)."""
+    found = function.__dict__.get(_TENSOR_PARAMS)
+    if found is not None:
+        return found
+    args = function.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    facts, inputs = visitor.facts, visitor.knowledge.tensor_inputs
+    used: Set[str] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in params:
+                if func.attr in facts.tensor_evidence_methods:
+                    used.add(func.value.id)
+                continue
+            if not node.args:
+                continue
+            qualified = qualified_name(func, visitor.context) if isinstance(func, (ast.Name, ast.Attribute)) else None
+            kind = inputs.get(qualified) if qualified else None
+            first = node.args[0]
+            if kind == "one" and isinstance(first, ast.Name) and first.id in params:
+                used.add(first.id)
+            elif kind == "many" and isinstance(first, (ast.List, ast.Tuple)):
+                used.update(e.id for e in first.elts if isinstance(e, ast.Name) and e.id in params)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in params:
+            index = node.slice
+            if isinstance(index, ast.Tuple) and any(
+                    isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and (e.value is Ellipsis or e.value is None)) for e in index.elts):
+                used.add(node.value.id)
+    found = frozenset(used)
+    function.__dict__[_TENSOR_PARAMS] = found
+    return found
 
 
 def _head_names(node: ast.AST) -> Iterable[str]:

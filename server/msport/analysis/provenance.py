@@ -28,6 +28,7 @@ from ..knowledge.index import KnowledgeBase
 from ..knowledge.triggers import Trigger
 from .findings import Span
 from .names import LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
+from .visitor import walk
 from .spans import node_span
 
 #: Name of the ModuleGraph in ModuleContext.facts.
@@ -65,6 +66,11 @@ class Prov:
     #: A tuple of index tensors, one per dimension, their number unknown (where(cond)): its
     #: first subscript picks one of them, which keeps the data-dependent length.
     index_tuple: bool = False
+    #: One element of a list (or tuple) whose elements are not known one by one: built with
+    #: append, a comprehension or a loop (`indices.append((b, a, gj, gi))`).
+    element: Optional["Prov"] = None
+    #: The constant string keys of a dict literal, one per item (`{"boxes": b, "labels": l}`).
+    keys: Tuple[str, ...] = ()
 
     @property
     def data(self) -> bool:
@@ -73,7 +79,8 @@ class Prov:
     def without_spans(self) -> "Prov":
         """For summaries shared between chunks: positions would go stale when lines move."""
         origin = Origin(self.origin.text) if self.origin else None
-        return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items))
+        element = self.element.without_spans() if self.element is not None else None
+        return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items), element=element)
 
 
 UNKNOWN = Prov()
@@ -93,11 +100,17 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
         origin = next((p.origin for p in provs if p.kind == Kind.DATA and p.origin), None)
     deps = frozenset().union(*(p.deps for p in provs))
     items: Tuple[Prov, ...] = ()
+    keys: Tuple[str, ...] = ()
     if keep_items and provs[0].items and all(len(p.items) == len(provs[0].items) for p in provs):
         items = tuple(join(group, keep_items=True) for group in zip(*(p.items for p in provs)))
+        if all(p.keys == provs[0].keys for p in provs):
+            keys = provs[0].keys
+    elements = [p.element for p in provs if p.element is not None]
+    element = elements[0] if len(elements) == 1 else (join(elements, tensor=next((e.tensor for e in elements if e.tensor), None),
+                                                          mask=all(e.mask for e in elements), keep_items=True) if elements else None)
     if dynamic:
         kind = Kind.DATA
-    return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs))
+    return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs), element=element, keys=keys)
 
 
 def value_deps(prov: Prov) -> FrozenSet[Tuple[str, int]]:
@@ -118,7 +131,12 @@ def shape_of(prov: Prov) -> Prov:
 
 def element_of(prov: Prov) -> Prov:
     """One element of an unpacked value whose elements are not known one by one."""
-    return OPAQUE_ELEMENT if prov.opaque else replace(prov, items=(), mask=False, index_tuple=False)
+    if prov.opaque:
+        return OPAQUE_ELEMENT
+    if prov.element is not None:
+        return prov.element
+    # The rows of a tensor have its dtype: the rows of a mask are masks (`j, k = mask.T`).
+    return replace(prov, items=(), mask=prov.mask and prov.tensor is not None, index_tuple=False, keys=())
 
 
 def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
@@ -149,8 +167,9 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> 
     if dynamic:
         kind = Kind.DATA
     items = tuple(instantiate(item, args, call) for item in summary.items)
+    element = instantiate(summary.element, args, call) if summary.element is not None else None
     return Prov(kind, tensor, dynamic, mask, origin if (dynamic or kind == Kind.DATA) else None, frozenset(), items,
-                index_tuple=summary.index_tuple)
+                index_tuple=summary.index_tuple, element=element, keys=summary.keys)
 
 
 @dataclass(frozen=True)
@@ -350,6 +369,91 @@ class ProvenanceVisitor(ScopeVisitor):
                     self.bind_target(element, element_of(prov), None)
         elif isinstance(target, ast.Starred):
             self.bind_target(target.value, element_of(prov), None)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self._store_item(target.value.id, target.slice, prov)
+
+    def _store_item(self, name: str, key: ast.AST, value: Prov) -> None:
+        """`d["boxes"] = b`, `out[i] = t`: a list or dict of Python values holds one more value."""
+        binding = self.lookup(name)
+        if binding is None or binding[0].tensor or binding[0].kind == Kind.UNKNOWN and not (binding[0].items or binding[0].element):
+            return
+        container = binding[0]
+        if container.keys and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            items, keys = list(container.items), list(container.keys)
+            if key.value in keys:
+                items[keys.index(key.value)] = value
+            else:
+                items.append(value)
+                keys.append(key.value)
+            container = replace(container, items=tuple(items), keys=tuple(keys))
+        else:
+            container = replace(container, items=(), keys=())
+        self.env()[name] = (replace(container, element=_with_element(container.element, value)), binding[1])
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self.generic_visit(node)
+        call = node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)):
+            return
+        method, args = call.func.attr, call.args
+        if method in ("append", "add") and len(args) == 1:
+            added = self.evaluate(args[0])
+        elif method == "insert" and len(args) == 2:
+            added = self.evaluate(args[1])
+        elif method == "extend" and len(args) == 1:
+            added = element_of(self.evaluate(args[0]))
+        else:
+            return
+        name = call.func.value.id
+        binding = self.lookup(name)
+        if binding is None or binding[0].tensor:
+            return
+        container = binding[0]
+        # Appended to, a list's elements are no longer known one by one.
+        self.env()[name] = (replace(container, items=(), keys=(), element=_with_element(container.element, added)), binding[1])
+
+    # -- comprehensions: their variables are bound to one element of what they iterate ----
+    def visit_ListComp(self, node) -> None:
+        saved = self._bind_generators(node.generators, visit=True)
+        results = (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)
+        for result in results:
+            self.visit(result)
+        self._unbind(saved)
+
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
+    def _bind_generators(self, generators, visit: bool) -> List[Tuple[str, Optional[Binding], bool, Optional[object]]]:
+        """Binds each generator's target (after its iterable is walked); returns what to restore."""
+        saved: List[Tuple[str, Optional[Binding], bool, Optional[object]]] = []
+        env = self.env()
+        for generator in generators:
+            if visit:
+                self.visit(generator.iter)
+            prov = self._iteration(generator.iter)
+            for name in walk(generator.target):
+                if isinstance(name, ast.Name) and not any(entry[0] == name.id for entry in saved):
+                    saved.append((name.id, env.get(name.id), name.id in self.scope.values, self.scope.values.get(name.id)))
+            self._bind_unknown(generator.target)
+            self.bind_target(generator.target, prov, None)
+            for name in walk(generator.target):
+                if isinstance(name, ast.Name) and name.id in env and env[name.id][0].tensor:
+                    self.scope.values[name.id] = TensorValue(env[name.id][0].tensor)
+            if visit:
+                for condition in generator.ifs:
+                    self.visit(condition)
+        return saved
+
+    def _unbind(self, saved) -> None:
+        env = self.env()
+        for name, binding, had_value, value in reversed(saved):
+            if binding is None:
+                env.pop(name, None)
+            else:
+                env[name] = binding
+            if had_value:
+                self.scope.values[name] = value
+            else:
+                self.scope.values.pop(name, None)
 
     # -- statements ------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -591,7 +695,12 @@ class ProvenanceVisitor(ScopeVisitor):
         value = self.infer(func)
         if isinstance(value, Instance):
             if value.cls.startswith(LOCAL + "."):
-                return CallTarget("layer", value.cls[len(LOCAL) + 1:], framework=value.framework)
+                name = value.cls[len(LOCAL) + 1:]
+                if value.framework is None:
+                    # Calling an instance of a plain class of this module runs its __call__.
+                    method = self.graph.resolve_method(name, "__call__")
+                    return CallTarget("local", method) if method else CallTarget("unknown")
+                return CallTarget("layer", name, framework=value.framework)
             if self.is_layer(value):
                 return CallTarget("layer", value.cls, framework=value.framework)
             return CallTarget("primitive", self.rules.canonical(value.cls), framework=self.facts.framework_of(value.cls))
@@ -719,10 +828,17 @@ class ProvenanceVisitor(ScopeVisitor):
         symbolic_base = self.symbolic and bool(value_deps(base))  # a parameter: maybe a tensor
         if framework is None and not symbolic_base:
             index = self.evaluate(node.slice)
-            if base.items and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
-                if -len(base.items) <= node.slice.value < len(base.items):
-                    return base.items[node.slice.value]
-            return replace(join([base, index]), items=(), tensor=None, mask=False)
+            key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+            if base.items and isinstance(key, int) and not isinstance(key, bool) and not base.keys:
+                if -len(base.items) <= key < len(base.items):
+                    return base.items[key]
+            if base.keys and isinstance(key, str) and key in base.keys:
+                return base.items[base.keys.index(key)]
+            if base.element is not None:
+                # One element of a list built by appends or a comprehension (`indices[i]`); a
+                # slice of it is the same kind of list.
+                return base if isinstance(node.slice, ast.Slice) else base.element
+            return replace(join([base, index]), items=(), tensor=None, mask=False, element=None, keys=())
         dynamic = base.dynamic or hit is not None
         if hit is None and base.dynamic and self._scalar_index(_index_elements(node.slice)[0]):
             if base.index_tuple:
@@ -884,7 +1000,12 @@ class ProvenanceVisitor(ScopeVisitor):
             mask = self._casts_to_bool(node)
         elif receiver is not None and receiver.mask and short in self.vocab.mask_preserving_methods:
             mask = True
-        tensors = [a for a in args if a.tensor]
+        # torch.cat(parts), torch.stack(masks): the tensors inside a list argument count.
+        tensors = [a for a in args if a.tensor] + [a.element for a in args if not a.tensor and a.element is not None and a.element.tensor]
+        if not mask and tensors and all(t.mask for t in tensors) and (
+                target.name in self.vocab.concat_functions or target.name in self.vocab.mask_preserving_functions) and not any(
+                k.arg == "dtype" for k in node.keywords):
+            mask = True  # a stack of masks, ones_like(mask)
         reduction = short in self.vocab.reductions and not explicit and not node.keywords
         dynamic = not reduction and any(a.dynamic for a in tensors)
         if target.kind == "api" and not tensors:
@@ -984,7 +1105,10 @@ class ProvenanceVisitor(ScopeVisitor):
     def _eval_Tuple(self, node) -> Prov:
         items = tuple(self.evaluate(e) for e in node.elts)
         prov = join(items)
-        return replace(prov, items=items if not any(isinstance(e, ast.Starred) for e in node.elts) else ())
+        starred = any(isinstance(e, ast.Starred) for e in node.elts)
+        # Indexed by a variable (`boxes[i]` of `[b0, b1]`), a list gives one of its elements.
+        element = _with_element(None, *(element_of(i) if isinstance(e, ast.Starred) else i for e, i in zip(node.elts, items))) if items else None
+        return replace(prov, items=items if not starred else (), element=element)
 
     _eval_List = _eval_Tuple
 
@@ -996,7 +1120,20 @@ class ProvenanceVisitor(ScopeVisitor):
 
     def _eval_ListComp(self, node) -> Prov:
         iters = [self.evaluate(g.iter) for g in node.generators]
-        return replace(join(iters), tensor=None, mask=False, items=(), dynamic=False)
+        saved = self._bind_generators(node.generators, visit=False)
+        element = self.evaluate(node.value if isinstance(node, ast.DictComp) else node.elt)
+        self._unbind(saved)
+        return replace(join(iters), tensor=None, mask=False, items=(), dynamic=False, element=element, keys=())
+
+    _eval_DictComp = _eval_ListComp
+
+    def _eval_Dict(self, node: ast.Dict) -> Prov:
+        values = tuple(self.evaluate(v) for v in node.values)
+        keys = tuple(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+        prov = replace(join(values), tensor=None, mask=False, dynamic=False)
+        if len(keys) == len(node.keys):
+            return replace(prov, items=values, keys=keys, element=_with_element(None, *values) if values else None)
+        return replace(prov, items=(), element=_with_element(None, *values) if values else None)
 
     _eval_GeneratorExp = _eval_SetComp = _eval_ListComp
 
@@ -1009,7 +1146,10 @@ class ProvenanceVisitor(ScopeVisitor):
             return paired
         prov = self.evaluate(iterable)
         if prov.tensor:
-            return Prov(prov.kind if prov.kind != Kind.UNKNOWN else Kind.DATA, prov.tensor)
+            # The rows of a tensor: tensors of the same dtype (a mask's rows are masks).
+            return Prov(prov.kind if prov.kind != Kind.UNKNOWN else Kind.DATA, prov.tensor, mask=prov.mask)
+        if prov.element is not None:
+            return prov.element
         return element_of(replace(prov, dynamic=False)) if prov.kind == Kind.DATA else UNKNOWN
 
     def _paired_iteration(self, iterable: ast.AST) -> Optional[Prov]:
@@ -1024,6 +1164,14 @@ class ProvenanceVisitor(ScopeVisitor):
         if iterable.func.id == "zip":
             return Prov(items=tuple(self._iteration(a) for a in iterable.args))
         return Prov(items=(Prov(Kind.SHAPE), self._iteration(iterable.args[0])))
+
+
+def _with_element(element: Optional[Prov], *values: Prov) -> Prov:
+    """A sequence's element, once it may also be one of *values*."""
+    provs = ([element] if element is not None else []) + list(values)
+    if len(provs) == 1:
+        return provs[0]
+    return join(provs, tensor=next((p.tensor for p in provs if p.tensor), None), mask=all(p.mask for p in provs), keep_items=True)
 
 
 def _unrefined(env: Dict[str, Binding], refinements) -> Dict[str, Binding]:

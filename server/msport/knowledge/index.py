@@ -50,6 +50,10 @@ class TensorFacts:
     tensor_class: Dict[str, str]  # framework -> its tensor class
     layer_base: Dict[str, str]  # framework -> the base class of its layers
     namespace_bases: Tuple[Tuple[str, str], ...]  # (namespace, class every class of it inherits)
+    #: Evidence that an untyped parameter is a tensor (see names.py, tensor_parameters).
+    tensor_evidence_methods: FrozenSet[str] = frozenset()
+    tensor_input_parameters: FrozenSet[str] = frozenset()
+    tensor_sequence_parameters: FrozenSet[str] = frozenset()
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -71,6 +75,9 @@ class KnowledgeBase:
     _inferred: Dict[str, ApiRule] = field(default_factory=dict, repr=False)
     #: Dynamic-shape triggers and provenance vocabulary (rules/dynamic_shape.toml).
     triggers: TriggerRules = field(default_factory=TriggerRules, repr=False)
+    #: API -> "one" when its first argument is a tensor, "many" when it is a list of tensors
+    #: (from the real packages' signatures in rules/snapshots): what a call says of its argument.
+    tensor_inputs: Dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # `torch.onnx.*`: a rule for every name under a namespace that has no rule of its own.
@@ -188,6 +195,9 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         tensor_class=dict(data["tensor_class"]),
         layer_base=dict(data["layer_base"]),
         namespace_bases=tuple(data["namespace_bases"].items()),
+        tensor_evidence_methods=frozenset(data.get("tensor_evidence_methods", ())),
+        tensor_input_parameters=frozenset(data.get("tensor_input_parameters", ())),
+        tensor_sequence_parameters=frozenset(data.get("tensor_sequence_parameters", ())),
     )
 
 
@@ -225,9 +235,10 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
                 apis[name] = rule
     if cached is None and not problems:
         cache.write(cache_key, fresh)
-    return KnowledgeBase(codes=codes, apis=apis, tensors=_load_tensor_facts(directory / "tensors.toml"), problems=problems,
-                         torch_apis=_load_torch_apis(directory / "snapshots" / TORCH_SNAPSHOT),
-                         triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes))
+    tensors = _load_tensor_facts(directory / "tensors.toml")
+    torch_apis, tensor_inputs = _load_snapshots(directory / "snapshots", tensors)
+    return KnowledgeBase(codes=codes, apis=apis, tensors=tensors, problems=problems, torch_apis=torch_apis,
+                         triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes), tensor_inputs=tensor_inputs)
 
 
 def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
@@ -246,13 +257,29 @@ def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
             for name in (rule.torch, *rule.aliases):
                 apis[name] = rule
     return KnowledgeBase(codes=base.codes, apis=apis, tensors=base.tensors, problems=problems,
-                         torch_apis=base.torch_apis, triggers=base.triggers)
+                         torch_apis=base.torch_apis, triggers=base.triggers, tensor_inputs=base.tensor_inputs)
 
 
-def _load_torch_apis(path: Path) -> Dict[str, str]:
-    if not path.is_file():
-        return {}
-    return {name: entry[0] for name, entry in json.loads(path.read_text(encoding="utf-8"))["apis"].items()}
+def _load_snapshots(directory: Path, tensors: TensorFacts) -> Tuple[Dict[str, str], Dict[str, str]]:
+    """(kind of every public torch API, the APIs that take a tensor or a list of tensors first),
+    from the snapshots of torch and of the newest MindSpore."""
+    torch_apis: Dict[str, str] = {}
+    inputs: Dict[str, str] = {}
+    newest = sorted(directory.glob("mindspore-*.json"), key=lambda p: tuple(int(x) for x in p.stem.split("-")[1].split(".") if x.isdigit()))
+    for path in [directory / TORCH_SNAPSHOT] + newest[-1:]:
+        if not path.is_file():
+            continue
+        entries = json.loads(path.read_text(encoding="utf-8"))["apis"]
+        for name, (kind, params) in entries.items():
+            if path.name == TORCH_SNAPSHOT:
+                torch_apis[name] = kind
+            if kind != "function" or not params:
+                continue
+            if params[0] in tensors.tensor_input_parameters:
+                inputs[name] = "one"
+            elif params[0] in tensors.tensor_sequence_parameters:
+                inputs[name] = "many"
+    return torch_apis, inputs
 
 
 default_knowledge = load_once(load_knowledge)

@@ -30,10 +30,15 @@ _PROVENANCE_FIELDS = (
     "data_methods", "shape_methods", "shape_attributes", "shape_functions", "shape_primitives", "reductions",
     "mask_functions", "mask_methods", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
-    "mask_parameter_names", "scalar_parameter_names",
+    "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions",
 )
-_GRAPH_FIELDS = ("decorators", "set_context", "graph_mode", "pynative_mode", "build_methods")
-_PIPELINE_FIELDS = ("bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files")
+_GRAPH_FIELDS = (
+    "decorators", "set_context", "graph_mode", "pynative_mode", "build_methods", "backward_methods",
+    "gradient_functions", "gradient_transforms",
+)
+_PIPELINE_FIELDS = (
+    "bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files", "call_parameters",
+)
 
 
 @dataclass(frozen=True)
