@@ -321,7 +321,8 @@ async def test_extend_rules_and_edits_of_rule_files(vscode: LanguageClient, tmp_
     assert found.code == "MS101" and "team_ops.concat" in found.message
     await eventually(lambda: vscode.registrations)  # sent after the configuration is read
     (watch,) = [r for r in vscode.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    assert [w["globPattern"] for w in watch.register_options["watchers"]] == ["**/*.toml"]
+    # TOML files for the settings and rule files, Python files for the project index.
+    assert [w["globPattern"] for w in watch.register_options["watchers"]] == ["**/*.toml", "**/*.py"]
 
     rules.write_text("[[api]\ntorch = ", encoding="utf-8")
     vscode.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(

@@ -96,8 +96,10 @@ MODULES = {
 
 # Classes whose methods and properties are snapshotted as "<class>.<name>".
 CLASSES = {
-    "mindspore": ["mindspore.Tensor", "mindspore.Parameter"],
-    "torch": ["torch.Tensor"],
+    # Cell and Module: which layer methods a ported class still calls the PyTorch way
+    # (self.named_parameters() in a Cell) is judged against them.
+    "mindspore": ["mindspore.Tensor", "mindspore.Parameter", "mindspore.nn.Cell"],
+    "torch": ["torch.Tensor", "torch.nn.Module"],
 }
 
 # Modules recorded by name and kind only: reading signatures there is of no

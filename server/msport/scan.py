@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from .analysis.engine import AnalysisResult, Analyzer
+from .analysis.project.summary import NO_PROJECT, ProjectFacts
 from .analysis.settings import Settings
 from .cli.files import python_files, read_source
 
@@ -31,7 +32,7 @@ def project_files(paths: Sequence[Path]) -> List[Path]:
     return list(python_files(list(paths)))
 
 
-def scan_file(analyzer: Analyzer, path: Path, display: str, settings: Settings) -> ScannedFile:
+def scan_file(analyzer: Analyzer, path: Path, display: str, settings: Settings, project: ProjectFacts = NO_PROJECT) -> ScannedFile:
     scanned = ScannedFile(path, display, settings)
     try:
         text, scanned.note = read_source(path)
@@ -39,7 +40,7 @@ def scan_file(analyzer: Analyzer, path: Path, display: str, settings: Settings) 
         scanned.error = f"cannot read: {exc.strerror or exc}"
         return scanned
     try:
-        scanned.result = analyzer.analyze(text, settings, display)
+        scanned.result = analyzer.analyze(text, settings, display, project)
     except Exception as exc:  # a bug in a check must cost one file, not the scan
         log.exception("analysis failed for %s", display)
         scanned.error = f"internal error while checking it ({exc!r}); please report it"

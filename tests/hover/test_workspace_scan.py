@@ -39,7 +39,19 @@ async def start(client, spec, root, refresh=False):
     result = await client.initialize_session(
         types.InitializeParams(capabilities=caps, root_uri=root.as_uri(), workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")])
     )
+    # The project index is built in the background; once it is, what it learnt may change
+    # findings and wake held pulls. These tests are about the scan: start from a built index.
+    await project_ready(client)
     return result.capabilities
+
+
+async def project_ready(client):
+    for _ in range(600):
+        state = await client.protocol.send_request_async("msport/projectState", {})
+        if (state["ready"] if isinstance(state, dict) else state.ready):  # pygls hands a dict over as an object
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the project index was not built in 30 s")
 
 
 def open_doc(client, path):

@@ -25,6 +25,7 @@ from .graph_context import GraphContextBuilder
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .names import ChunkFacts, ModuleContext, build_module_context, chunk_facts
+from .project.summary import NO_PROJECT, ModuleSummary, ProjectFacts
 from .settings import Settings
 from .source import Source
 from .suppression import FileSuppressions, is_suppressed, line_suppressions
@@ -42,6 +43,8 @@ class AnalysisResult:
     #: How many chunks were parsed / checked afresh (the rest came from the caches).
     parsed: int = 0
     checked: int = 0
+    #: What the module tells the rest of its project (for the project index).
+    summary: ModuleSummary = ModuleSummary()
     _imports: Optional[ImportPlanner] = None
 
     def complete(self, fix: Fix) -> Fix:
@@ -76,7 +79,17 @@ class Analyzer:
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
         self._lock = threading.Lock()
 
-    def analyze(self, text: str, settings: Settings, path: Optional[str] = None) -> AnalysisResult:
+    def analyze(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> AnalysisResult:
+        """The findings of *text*. *project*: what the project index knows of the rest of the
+        program (see project/); without it the module is analysed on its own."""
+        return self._analyze(text, settings, path, project, check=True)
+
+    def summarize(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> ModuleSummary:
+        """What the module tells the rest of its project, without running the checks (the first
+        phase of a whole-program analysis)."""
+        return self._analyze(text, settings, path, project, check=False).summary
+
+    def _analyze(self, text: str, settings: Settings, path: Optional[str], project: ProjectFacts, check: bool) -> AnalysisResult:
         source = Source.from_text(text)
         if len(source.lines) > settings.max_lines:
             return self._skipped(source, settings)
@@ -106,9 +119,11 @@ class Analyzer:
                 item = ParsedChunk(chunk, None, cached[0])
             parsed.append(item)
             facts.append(cached[1])
-        context = build_module_context(facts, self.knowledge)
+        context = build_module_context(facts, self.knowledge, project.package, project.imported_classes, project.extra_bindings)
         # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
-        context = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path))
+        context, summary = self._graph.extend(context, [p for p in parsed if p.error is None], self._graph.is_pipeline_file(path), project)
+        if not check:
+            return AnalysisResult(source, [], parsed, context, parsed_count, 0, summary)
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:
@@ -141,7 +156,7 @@ class Analyzer:
                 for old in self._recent[0]:
                     old.release()
             self._recent.append(parsed)
-        return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count)
+        return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count, summary)
 
     def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings) -> Tuple[Finding, ...]:
         chunk_input = ChunkInput(item.tree, item.chunk.text.split("\n"), context, settings, self.knowledge)
@@ -233,12 +248,12 @@ class Analyzer:
 _shared: Optional[Analyzer] = None
 
 
-def analyze(text: str, settings: Optional[Settings] = None, path: Optional[str] = None) -> AnalysisResult:
+def analyze(text: str, settings: Optional[Settings] = None, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> AnalysisResult:
     """Analyse *text* with the bundled knowledge and a shared analyzer."""
     global _shared
     if _shared is None:
         _shared = Analyzer()
-    return _shared.analyze(text, settings or Settings(), path)
+    return _shared.analyze(text, settings or Settings(), path, project)
 
 
 class Analyzers:

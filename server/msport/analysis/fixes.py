@@ -219,7 +219,7 @@ def _record(finding: Finding, fix: Fix) -> AppliedFix:
 
 
 def fix_all(text: str, settings: Optional[Settings] = None, analyzer=None, path: Optional[str] = None,
-            unsafe: bool = False, max_passes: int = MAX_PASSES) -> FixAllResult:
+            unsafe: bool = False, max_passes: int = MAX_PASSES, project=None) -> FixAllResult:
     """Every safe fix (and the unsafe ones too when *unsafe*) applied to *text*, pass after
     pass until none is left; see the module docstring."""
     from .engine import Analyzer  # the engine imports the checks, which may import this module
@@ -230,7 +230,7 @@ def fix_all(text: str, settings: Optional[Settings] = None, analyzer=None, path:
     broken = _broken_chunks(text)
     excluded: set = set()  # fixes that broke the parse: not offered again
     for _ in range(max_passes):
-        result = analyzer.analyze(outcome.text, settings, path)
+        result = analyzer.analyze(outcome.text, settings, path, project) if project is not None else analyzer.analyze(outcome.text, settings, path)
         chosen = _select(outcome.text, result, unsafe, excluded)
         if not chosen:
             break

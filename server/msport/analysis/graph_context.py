@@ -22,6 +22,7 @@ from .lru import LRU
 from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
+from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
 from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
@@ -367,7 +368,7 @@ class _Summarizer(ProvenanceVisitor):
             summary = join(provs, tensor=next((p.tensor for p in provs if p.tensor), None), mask=all(p.mask for p in provs), keep_items=True)
             if len(provs) == 1:
                 summary = first
-            if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items:
+            if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items or summary.element:
                 self.summaries[frame.qualname] = summary.without_spans()
         super().leave_function(node)
 
@@ -432,12 +433,15 @@ class GraphContextBuilder:
         stem = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
         return stem in pipeline.files or any(part in pipeline.directories for part in parts[-4:-1])
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False) -> ModuleContext:
-        """*context* with the graph facts of the module made of *chunks* (those that parse).
-        A chunk's tree is asked for (and parsed, if released) only when its facts are not cached.
-        *pipeline_file*: the whole file is data-pipeline code (see is_pipeline_file)."""
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], pipeline_file: bool = False,
+               project: ProjectFacts = NO_PROJECT) -> Tuple[ModuleContext, ModuleSummary]:
+        """*context* with the graph facts of the module made of *chunks* (those that parse), and
+        the module's summary for the project index. A chunk's tree is asked for (and parsed, if
+        released) only when its facts are not cached. *pipeline_file*: the whole file is
+        data-pipeline code (see is_pipeline_file). *project*: what the project index knows of
+        the rest of the program (other modules' functions this one calls, who calls its own)."""
         if not self.knowledge.triggers.triggers:
-            return context
+            return context, ModuleSummary(bindings=context.bindings)
         base_key = self._intern("base", context.key)
         facts = [(chunk, self._chunk_facts(chunk, context, base_key)) for chunk in chunks]
         classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
@@ -445,22 +449,29 @@ class GraphContextBuilder:
         shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
         layers = {name for name, _ in context.layer_classes}
         edges = {name: self._resolve(decl.calls, decl.qualname, shell, decls, layers) for name, decl in decls.items()}
-        train_roots = [t for decl in decls.values() for t in self._resolve(decl.train_calls, decl.qualname, shell, decls, layers)]
-        statuses = _statuses(decls, edges, facts, shell, pipeline_file, train_roots)
-        # Summaries matter only for functions something calls, and argument facts only for
-        # calls: a chunk with neither is not summarised at all.
-        called = {callee for targets in edges.values() for callee in targets}
+        seeds = _seeds(decls, facts, shell, pipeline_file, layers, self._resolve)
+        statuses = _propagate({kind: [k for k in keys if k in decls] for kind, keys in seeds.items()}, edges, decls)
+        for name, status in project.statuses:
+            # The whole program may see more: a loss class called by a training step elsewhere.
+            if name in statuses and _RANK[status] > _RANK[statuses[name]]:
+                statuses[name] = status
+        externals = dict(project.externals)
+        # Summaries matter only for functions something calls (here or in another module), and
+        # argument facts only for calls: a chunk with none of these is not summarised at all.
+        called = {callee for targets in edges.values() for callee in targets} | set(project.wanted)
         relevant = [
             (chunk, f) for chunk, f in facts
-            if any(d.qualname in called or edges.get(d.qualname) for d in f.functions)
+            if any(d.qualname in called or edges.get(d.qualname) or any(c[4:] in externals for c in d.calls if c.startswith("ext:"))
+                   for d in f.functions)
         ]
         names = sorted(decls)
         callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, f in relevant]
         results: Dict[int, _ChunkSummary] = {}
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
+        external_facts = tuple(sorted(externals.items()))
         for _ in range(_ROUNDS):
-            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names), classes)
+            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names) + external_facts, classes)
             round_context = _Lazy(lambda graph=graph: replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)))
             for index in pending:
                 results[index] = self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph)
@@ -474,21 +485,30 @@ class GraphContextBuilder:
         calls = tuple(call for index in sorted(results) for call in results[index].calls)
         arguments: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
         callers: Dict[str, Set[str]] = {}
+        external_calls: List[ExternalCall] = []
         for caller, callee, args in calls:
-            arguments.setdefault(callee, []).append(args)
-            callers.setdefault(callee, set()).add(caller)
+            if callee in decls:
+                arguments.setdefault(callee, []).append(args)
+                callers.setdefault(callee, set()).add(caller)
+            elif callee in externals:
+                external_calls.append(ExternalCall(caller, f"ext:{callee}", args))
         functions = []
         for name, decl in sorted(decls.items()):
+            passed = arguments.get(name, [])
+            outside = project.arguments_of(name)
+            if outside:
+                passed = passed + [outside]
             functions.append((name, FunctionFacts(
                 params=decl.params,
                 status=statuses[name],
                 summary=summaries.get(name),
-                arguments=_join_arguments(arguments.get(name, ()), len(decl.params)),
-                callers=tuple(sorted(callers.get(name, ()))),
+                arguments=_join_arguments(passed, len(decl.params)),
+                callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
-        graph = self._intern("graph", ModuleGraph(tuple(functions), classes, mode))
-        return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),))
+        graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
+        summary = _module_summary(context, facts, decls, edges, summaries, seeds, external_calls)
+        return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
 
     def _chunk_facts(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> ChunkGraphFacts:
         key = (chunk.chunk.text, base_key)
@@ -540,34 +560,53 @@ def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:
         pass
 
 
-def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]], facts, shell: ModuleGraph,
-              pipeline_file: bool = False, train_roots: Sequence[str] = ()) -> Dict[str, str]:
-    status: Dict[str, str] = {}
-    jit_roots = [n for n, d in decls.items() if d.root == JIT]
-    jit_roots += [r for _, f in facts for r in f.jit_refs if r in decls]
+_RANK = {UNSEEN: 0, EAGER: 1, PIPELINE: 2, GRAPH: 3, JIT: 4}
+_ORDER = (JIT, GRAPH, PIPELINE, EAGER)  # the first status to reach a function is its own
+_ENTRY = ("__call__", "forward", "construct")
+
+
+def _seeds(decls: Dict[str, FunctionDecl], facts, shell: ModuleGraph, pipeline_file: bool, layers: Set[str], resolve) -> Dict[str, List[str]]:
+    """The functions of this module that are graph, jit, pipeline or eager code by themselves,
+    and "ext:" keys of other modules' functions this module makes so (a loss class imported and
+    called by this module's training step)."""
+    jit = [n for n, d in decls.items() if d.root == JIT]
+    graph: List[str] = []
+    pipeline = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
+    eager = [n for n, d in decls.items() if d.root == EAGER]
     # In a pipeline file only what is explicitly jit-compiled is graph code (torchvision's
     # RandomErasing is an nn.Module, but a transform).
-    graph_roots = [] if pipeline_file else [n for n, d in decls.items() if d.root == GRAPH]
     if not pipeline_file:
-        # What a training step computes its loss with, and what value_and_grad differentiates,
-        # is compiled with the train step after a port.
-        graph_roots += list(train_roots)
-        for _, f in facts:
-            for ref in f.graph_refs:
-                if ref in decls:
-                    graph_roots.append(ref)
-                elif shell.has_class(ref):
-                    graph_roots.extend(n for n in decls if n.startswith(ref + ".") and n.rpartition(".")[2] in ("__call__", "forward", "construct"))
-    pipeline_roots = list(decls) if pipeline_file else [n for n, d in decls.items() if d.root == PIPELINE]
+        graph += [n for n, d in decls.items() if d.root == GRAPH]
+        # What a training step computes its loss with is compiled with the train step after a port.
+        for decl in decls.values():
+            graph += resolve(decl.train_calls, decl.qualname, shell, decls, layers)
+            graph += [c for c in decl.train_calls if c.startswith("ext:")]
     for _, f in facts:
-        for ref in f.pipeline_refs:
-            if ref in decls:
-                pipeline_roots.append(ref)
-            elif shell.has_class(ref):
-                pipeline_roots.extend(n for n in decls if n.startswith(ref + "."))
-    eager_roots = [n for n, d in decls.items() if d.root == EAGER] + [r for _, f in facts for r in f.eager_refs if r in decls]
-    for kind, roots in ((JIT, jit_roots), (GRAPH, graph_roots), (PIPELINE, pipeline_roots), (EAGER, eager_roots)):
-        queue = [r for r in roots if r not in status]
+        jit += _expand(f.jit_refs, decls, shell, _ENTRY)
+        eager += [r for r in f.eager_refs if r in decls]
+        pipeline += _expand(f.pipeline_refs, decls, shell, None)
+        if not pipeline_file:
+            # What value_and_grad differentiates is compiled with the train step after a port.
+            graph += _expand(f.graph_refs, decls, shell, _ENTRY)
+    return {JIT: jit, GRAPH: graph, PIPELINE: pipeline, EAGER: eager}
+
+
+def _expand(refs: Iterable[str], decls, shell: ModuleGraph, methods: Optional[Tuple[str, ...]]) -> List[str]:
+    """Functions named by *refs*: a function itself, a class's methods (its entry methods only
+    when *methods* is given), "ext:" keys as they are (a class there is expanded by the index)."""
+    found: List[str] = []
+    for ref in refs:
+        if ref in decls or ref.startswith("ext:"):
+            found.append(ref)
+        elif shell.has_class(ref):
+            found.extend(n for n in decls if n.startswith(ref + ".") and (methods is None or n.rpartition(".")[2] in methods))
+    return found
+
+
+def _propagate(seeds: Dict[str, List[str]], edges: Dict[str, Tuple[str, ...]], decls) -> Dict[str, str]:
+    status: Dict[str, str] = {}
+    for kind in _ORDER:
+        queue = [r for r in seeds.get(kind, ()) if r not in status]
         while queue:
             name = queue.pop()
             if name in status:
@@ -575,6 +614,25 @@ def _statuses(decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],
             status[name] = kind
             queue.extend(e for e in edges.get(name, ()) if e not in status)
     return {name: status.get(name, UNSEEN) for name in decls}
+
+
+def _module_summary(context: ModuleContext, facts, decls: Dict[str, FunctionDecl], edges, summaries: Dict[str, Prov],
+                    seeds: Dict[str, List[str]], external_calls: List[ExternalCall]) -> ModuleSummary:
+    classes = tuple(ClassExport(c.name, c.bases, c.methods, context.layer_framework(c.name)) for _, f in facts for c in f.classes)
+    functions = tuple(
+        FunctionExport(name, decl.params, summaries.get(name), tuple(edges.get(name, ())) + tuple(c for c in decl.calls if c.startswith("ext:")))
+        for name, decl in sorted(decls.items())
+    )
+    roots = tuple((key, kind) for kind in _ORDER for key in dict.fromkeys(seeds.get(kind, ())))
+    references = set(q for _, q in context.bindings) | set(q for _, q in context.instances if not q.startswith(LOCAL))
+    references |= {b[4:] for c in classes for b in c.bases if b.startswith("ext:")}
+    references |= {key[4:] for fn in functions for key in fn.edges if key.startswith("ext:")}
+    public = tuple(dict.fromkeys([c.name for c in classes] + [n for n in decls if "." not in n] + [local for local, _ in context.bindings]))
+    return ModuleSummary(
+        bindings=context.bindings, classes=classes, functions=functions, roots=roots, calls=tuple(external_calls),
+        references=tuple(sorted(references)), star_imports=context.star_imports,
+        public=tuple(n for n in public if not n.startswith("_")),
+    )
 
 
 def _join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:

@@ -703,6 +703,10 @@ class ProvenanceVisitor(ScopeVisitor):
                 return CallTarget("layer", name, framework=value.framework)
             if self.is_layer(value):
                 return CallTarget("layer", value.cls, framework=value.framework)
+            if self.context.imported_class(value.cls)[0]:
+                # An instance of a plain class of another module of the project: its __call__.
+                method = f"{value.cls}.__call__"
+                return CallTarget("local", method) if self.graph.function(method) else CallTarget("unknown")
             return CallTarget("primitive", self.rules.canonical(value.cls), framework=self.facts.framework_of(value.cls))
         if isinstance(func, ast.Attribute):
             receiver = self.infer(func.value)
@@ -716,6 +720,10 @@ class ProvenanceVisitor(ScopeVisitor):
                 method = self.graph.resolve_method(receiver.cls[len(LOCAL) + 1:], func.attr)
                 if method:
                     return CallTarget("local", method)
+            elif isinstance(receiver, Instance) and self.graph.function(f"{receiver.cls}.{func.attr}") is not None:
+                return CallTarget("local", f"{receiver.cls}.{func.attr}")  # a method of another module's class
+        if isinstance(value, Ref) and self.graph.function(value.qualified) is not None and not value.qualified.startswith(LOCAL):
+            return CallTarget("local", value.qualified)  # a function of another module of the project
         if isinstance(value, Ref):
             qualified = self.rules.canonical(value.qualified)
             return CallTarget("api", qualified, framework=self.facts.framework_of(qualified))
@@ -1106,8 +1114,11 @@ class ProvenanceVisitor(ScopeVisitor):
         items = tuple(self.evaluate(e) for e in node.elts)
         prov = join(items)
         starred = any(isinstance(e, ast.Starred) for e in node.elts)
-        # Indexed by a variable (`boxes[i]` of `[b0, b1]`), a list gives one of its elements.
-        element = _with_element(None, *(element_of(i) if isinstance(e, ast.Starred) else i for e, i in zip(node.elts, items))) if items else None
+        # Indexed by a variable (`boxes[i]` of `[b0, b1]`), a list gives one of its elements: what
+        # they all may be (the same join, with the elements' tensor and mask kept).
+        element = None
+        if items:
+            element = replace(prov, tensor=next((i.tensor for i in items if i.tensor), None), mask=all(i.mask for i in items), items=(), keys=())
         return replace(prov, items=items if not starred else (), element=element)
 
     _eval_List = _eval_Tuple

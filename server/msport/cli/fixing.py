@@ -10,10 +10,11 @@ from typing import List, Tuple
 from ..analysis.fixes import fix_all
 
 
-def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bool) -> Tuple[str, int, List[str]]:
+def fix_file(path: Path, text: str, analyzer, settings, display: str, unsafe: bool, project=None) -> Tuple[str, int, List[str]]:
     """Apply every eligible fix to the file's *text* and write it back when it changed;
-    (the new text, how many fixes were applied, warnings for stderr)."""
-    outcome = fix_all(text, settings, analyzer, display, unsafe=unsafe)
+    (the new text, how many fixes were applied, warnings for stderr). *project*: the file's
+    facts from the project index."""
+    outcome = fix_all(text, settings, analyzer, display, unsafe=unsafe, project=project)
     warnings = [
         f"msport: warning: {display}:{rejected.line + 1}: left {rejected.code} unfixed: '{rejected.title}' would not parse here"
         for rejected in outcome.rejected

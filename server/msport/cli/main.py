@@ -163,6 +163,8 @@ def check(args: argparse.Namespace) -> int:
     from .files import command_line_settings, files_with_settings
     from .output import format_json, format_sarif, format_text, summary
     from .progress import ProgressBar
+    from ..analysis.project.summary import NO_PROJECT
+    from .project import facts_of, index_with_progress
     from .scan import CheckedFile, CheckJob, check_file
 
     preload()  # once, before the workers fork
@@ -180,14 +182,17 @@ def check(args: argparse.Namespace) -> int:
 
         return show_settings(args.paths, flags, known)
     files, error = files_with_settings(args.paths, flags, known)
-    jobs = [CheckJob(path, str(path), settings, args.fix, args.unsafe_fixes, args.format != "text") for path, settings in files]
+    workers = _jobs_or_default(args)
+    index = index_with_progress(files, workers)
+    jobs = [CheckJob(path, str(path), settings, args.fix, args.unsafe_fixes, args.format != "text", facts_of(index, path) or NO_PROJECT)
+            for path, settings in files]
     results = []
     fixed_count = 0
     stream = args.format == "text" and args.output is None
     bar = ProgressBar(len(jobs))
     progress = lambda count, index: bar.update(count, jobs[index].display)  # noqa: E731
     try:
-        with closing(parallel.run(check_file, Analyzers, jobs, _jobs_or_default(args), progress)) as checked_files:
+        with closing(parallel.run(check_file, Analyzers, jobs, workers, progress)) as checked_files:
             for index, checked in checked_files:
                 display = jobs[index].display
                 if isinstance(checked, parallel.WorkerDied):

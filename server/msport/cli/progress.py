@@ -15,8 +15,9 @@ from typing import TextIO
 class ProgressBar:
     """``[#####.....] 120/269 files checked  models/resnet.py``, once the run has taken *delay* s."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, delay: float = 0.3, width: int = 30):
+    def __init__(self, total: int, stream: TextIO = sys.stderr, delay: float = 0.3, width: int = 30, label: str = "checked"):
         self.total, self.stream, self.width = total, stream, width
+        self.verb = label  # "checked", or "indexing" for the project index's first phase
         self.enabled = total > 0 and hasattr(stream, "isatty") and stream.isatty()
         self.start = time.monotonic()
         # A run that ends within the delay gets no bar at all rather than a flicker.
@@ -33,7 +34,10 @@ class ProgressBar:
             return
         self._last = now
         filled = int(self.width * done / self.total)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} files checked  "
+        if self.verb == "checked":
+            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} files checked  "
+        else:
+            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.verb} {done}/{self.total} files  "
         # A line longer than the terminal wraps, and "\r" then only returns to its last row;
         # the end of a long path says more than its start.
         columns = self._columns()

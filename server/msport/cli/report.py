@@ -25,7 +25,9 @@ from ..report.writers import FORMATS, render
 from ..scan import scan_file
 from . import parallel
 from .files import command_line_settings, files_with_settings
+from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from .progress import ProgressBar
+from .project import facts_of, index_with_progress
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -35,6 +37,7 @@ class ReportJob:
     path: Path
     display: str  # relative to the report's root
     settings: Settings
+    project: ProjectFacts = NO_PROJECT  # what the project index knows of the rest of the program
 
 
 def _worker_state() -> Tuple[Analyzers, Callable[[str], bool]]:
@@ -47,7 +50,7 @@ def scan_for_report(state: Tuple[Analyzers, Callable[[str], bool]], job: ReportJ
     """What the report needs from one file; runs in-process or in a worker (cli/parallel.py)."""
     analyzers, is_api = state
     analyzer = analyzers.for_settings(job.settings)
-    scanned = scan_file(analyzer, job.path, job.display, job.settings)
+    scanned = scan_file(analyzer, job.path, job.display, job.settings, job.project)
     if scanned.result is None:
         return FileInput(job.display, 0, (), (), None, scanned.error)
     result = scanned.result
@@ -88,7 +91,8 @@ def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags:
         fmt = "md"
     root = _display_root(paths)
     files, _ = files_with_settings(paths, flags, knowledge.codes)  # configuration problems are shown, not fatal
-    work = [ReportJob(path, _relative(path, root), settings) for path, settings in files]
+    index = index_with_progress(files, jobs)
+    work = [ReportJob(path, _relative(path, root), settings, facts_of(index, path) or NO_PROJECT) for path, settings in files]
     report_settings = work[0].settings if work else flag_settings
     bar = ProgressBar(len(work))
     progress = lambda count, index: bar.update(count, work[index].display)  # noqa: E731

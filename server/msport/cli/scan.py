@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence
 
 from ..analysis.engine import Analyzers
 from ..analysis.findings import Finding
+from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from ..analysis.settings import Settings
 from .files import read_source
 from .fixing import fix_file
@@ -24,6 +25,7 @@ class CheckJob:
     fix: bool
     unsafe_fixes: bool
     complete_fixes: bool  # JSON and SARIF carry each fix with its import edits
+    project: ProjectFacts = NO_PROJECT  # what the project index knows of the rest of the program
 
 
 @dataclass
@@ -46,9 +48,9 @@ def check_file(analyzers: Analyzers, job: CheckJob) -> CheckedFile:
         checked.messages.append(f"msport: warning: {display}: {note}")
     try:
         if job.fix and not note:  # never write back a file whose bytes could not be decoded
-            text, checked.fixes_applied, warnings = fix_file(job.path, text, analyzer, job.settings, display, job.unsafe_fixes)
+            text, checked.fixes_applied, warnings = fix_file(job.path, text, analyzer, job.settings, display, job.unsafe_fixes, job.project)
             checked.messages += warnings
-        result = analyzer.analyze(text, job.settings, display)
+        result = analyzer.analyze(text, job.settings, display, job.project)
     except Exception as exc:  # a bug in a check must cost one file, not the run
         checked.messages.append(
             f"msport: error: {display}: internal error while checking it ({exc!r}); please report it with this trace:\n"

@@ -78,6 +78,9 @@ class KnowledgeBase:
     #: API -> "one" when its first argument is a tensor, "many" when it is a list of tensors
     #: (from the real packages' signatures in rules/snapshots): what a call says of its argument.
     tensor_inputs: Dict[str, str] = field(default_factory=dict, repr=False)
+    #: Members of MindSpore's Tensor, Parameter and Cell in the newest snapshot -> kind
+    #: ("method", "property"): a PyTorch member a ported class still uses is judged against them.
+    mindspore_members: Dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # `torch.onnx.*`: a rule for every name under a namespace that has no rule of its own.
@@ -236,9 +239,10 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
     if cached is None and not problems:
         cache.write(cache_key, fresh)
     tensors = _load_tensor_facts(directory / "tensors.toml")
-    torch_apis, tensor_inputs = _load_snapshots(directory / "snapshots", tensors)
+    torch_apis, tensor_inputs, members = _load_snapshots(directory / "snapshots", tensors)
     return KnowledgeBase(codes=codes, apis=apis, tensors=tensors, problems=problems, torch_apis=torch_apis,
-                         triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes), tensor_inputs=tensor_inputs)
+                         triggers=load_triggers(directory / TRIGGERS_FILE, problems, codes), tensor_inputs=tensor_inputs,
+                         mindspore_members=members)
 
 
 def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
@@ -257,14 +261,17 @@ def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
             for name in (rule.torch, *rule.aliases):
                 apis[name] = rule
     return KnowledgeBase(codes=base.codes, apis=apis, tensors=base.tensors, problems=problems,
-                         torch_apis=base.torch_apis, triggers=base.triggers, tensor_inputs=base.tensor_inputs)
+                         torch_apis=base.torch_apis, triggers=base.triggers, tensor_inputs=base.tensor_inputs,
+                         mindspore_members=base.mindspore_members)
 
 
-def _load_snapshots(directory: Path, tensors: TensorFacts) -> Tuple[Dict[str, str], Dict[str, str]]:
-    """(kind of every public torch API, the APIs that take a tensor or a list of tensors first),
-    from the snapshots of torch and of the newest MindSpore."""
+def _load_snapshots(directory: Path, tensors: TensorFacts) -> Tuple[Dict[str, str], Dict[str, str], Dict[str, str]]:
+    """(kind of every public torch API, the APIs that take a tensor or a list of tensors first,
+    the members of MindSpore's classes that instances have), from the snapshots of torch and of
+    the newest MindSpore."""
     torch_apis: Dict[str, str] = {}
     inputs: Dict[str, str] = {}
+    members: Dict[str, str] = {}
     newest = sorted(directory.glob("mindspore-*.json"), key=lambda p: tuple(int(x) for x in p.stem.split("-")[1].split(".") if x.isdigit()))
     for path in [directory / TORCH_SNAPSHOT] + newest[-1:]:
         if not path.is_file():
@@ -273,13 +280,15 @@ def _load_snapshots(directory: Path, tensors: TensorFacts) -> Tuple[Dict[str, st
         for name, (kind, params) in entries.items():
             if path.name == TORCH_SNAPSHOT:
                 torch_apis[name] = kind
+            elif kind in ("method", "property"):
+                members[name] = kind
             if kind != "function" or not params:
                 continue
             if params[0] in tensors.tensor_input_parameters:
                 inputs[name] = "one"
             elif params[0] in tensors.tensor_sequence_parameters:
                 inputs[name] = "many"
-    return torch_apis, inputs
+    return torch_apis, inputs, members
 
 
 default_knowledge = load_once(load_knowledge)

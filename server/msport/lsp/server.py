@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..analysis.engine import AnalysisResult, Analyzer, Analyzers
     from ..analysis.settings import Settings
     from .documents import DocumentStore
+    from .project_service import ProjectService
     from .workspace_scan import WorkspaceScanner
 
 log = logging.getLogger("msport")
@@ -64,6 +65,7 @@ class MsportServer(LanguageServer):
         )
         self._documents: Optional[DocumentStore] = None
         self._scanner: Optional[WorkspaceScanner] = None
+        self._project: Optional[ProjectService] = None
         self.analyses: Dict[str, Analysis] = {}
         self._inflight: Dict[str, Tuple[Tuple[Optional[int], int], asyncio.Future]] = {}
         #: Bumped on every configuration change. A document's version does not change with the
@@ -160,6 +162,15 @@ class MsportServer(LanguageServer):
         return self._scanner
 
     @property
+    def project(self) -> ProjectService:
+        """The workspace's project index (built in the background, see project_service.py)."""
+        if self._project is None:
+            from .project_service import ProjectService
+
+            self._project = ProjectService(self)
+        return self._project
+
+    @property
     def config_ready(self) -> asyncio.Event:
         if self._config_ready is None:
             self._config_ready = asyncio.Event()
@@ -219,14 +230,15 @@ class MsportServer(LanguageServer):
             settings = self.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else uri
             analyzer = self.analyzer_for(settings)
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, analyzer, doc.text, settings, path)
+            facts = self.project.facts_for(path)
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, analyzer, doc.text, settings, path, facts)
             inflight = (key, asyncio.ensure_future(self._finish(uri, key, settings, future)))
             self._inflight[uri] = inflight
         return await asyncio.shield(inflight[1])
 
-    def _run(self, analyzer: Analyzer, text: str, settings: Settings, path: Optional[str]) -> Optional[AnalysisResult]:
+    def _run(self, analyzer: Analyzer, text: str, settings: Settings, path: Optional[str], facts) -> Optional[AnalysisResult]:
         try:
-            return analyzer.analyze(text, settings, path)
+            return analyzer.analyze(text, settings, path, facts)
         except Exception as exc:  # a bug in a check must not take the server down
             log.exception("analysis failed for %s", path)
             self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
@@ -241,6 +253,7 @@ class MsportServer(LanguageServer):
         doc = self.documents.get(uri)
         if doc is not None and doc.version == version and generation == self.generation:
             self.analyses[uri] = analysis
+            self.project.note(to_fs_path(uri) if uri.startswith("file:") else None, result.summary)
         return analysis
 
     async def require(self, uri: str, method: str, position: Optional[types.Position] = None) -> Optional[Analysis]:
@@ -292,15 +305,19 @@ class MsportServer(LanguageServer):
         self.analyses.clear()
         self._inflight.clear()
 
+    def request_diagnostic_refresh(self) -> None:
+        """Ask a pull client to pull every document's diagnostics again, if it can be asked."""
+        workspace_caps = self.client_capabilities.workspace
+        diagnostics_caps = workspace_caps.diagnostics if workspace_caps else None
+        if diagnostics_caps and diagnostics_caps.refresh_support:
+            self.workspace_diagnostic_refresh(None)
+
     def refresh_all(self) -> None:
         """After a configuration change: forget results, then re-push or ask the client to re-pull."""
         self.workspace_changed()
         self.forget_results()
         if self.pull:
-            workspace_caps = self.client_capabilities.workspace
-            diagnostics_caps = workspace_caps.diagnostics if workspace_caps else None
-            if diagnostics_caps and diagnostics_caps.refresh_support:
-                self.workspace_diagnostic_refresh(None)
+            self.request_diagnostic_refresh()
         else:
             for doc in self.documents:
                 self.schedule(doc.uri)
@@ -313,7 +330,9 @@ class MsportServer(LanguageServer):
         watched = caps.did_change_watched_files if caps else None
         if not (watched and watched.dynamic_registration):
             return
-        globs = ("**/*.toml", "**/*.py") if self.pull else ("**/*.toml",)
+        # Python files: the project index follows files changed on disk, and for pull clients a
+        # change wakes a held workspace/diagnostic pull.
+        globs = ("**/*.toml", "**/*.py")
         options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=g) for g in globs])
         registration = types.Registration(id="msport-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
         try:
@@ -390,6 +409,8 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
     # The snapshots the hover cards read (70 ms): on the analysis thread, but after the first
     # analyses, which were waiting for the configuration and are queued first by call_soon.
     loop.call_soon(loop.run_in_executor, ls._executor, default_history)
+    # The project index, one file per turn of the analysis thread, after those first analyses.
+    loop.call_soon(ls.project.start)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -407,6 +428,10 @@ async def did_change_configuration(ls: MsportServer, params: types.DidChangeConf
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: MsportServer, params: types.DidChangeWatchedFilesParams) -> None:
+    python = [c for c in params.changes if c.uri.endswith(".py") and c.uri.startswith("file:")]
+    if python:
+        deleted = [to_fs_path(c.uri) for c in python if c.type == types.FileChangeType.Deleted]
+        ls.project.files_changed([to_fs_path(c.uri) for c in python if c.type != types.FileChangeType.Deleted], deleted)
     if any(change.uri.endswith(".toml") for change in params.changes):
         ls.refresh_all()
     else:
@@ -507,6 +532,12 @@ def effective_settings(ls: MsportServer, params: Any) -> List[Dict[str, str]]:
     if not isinstance(uri, str):
         raise JsonRpcInvalidParams(message="msport/effectiveSettings: expected {\"uri\": <document or folder URI>}")
     return [{"key": key, "value": value, "origin": origin} for key, value, origin in ls.settings_for(uri).described()]
+
+
+@server.feature("msport/projectState")
+def project_state(ls: MsportServer, params: Any) -> Dict[str, Any]:
+    """How far the workspace's project index is: files listed, modules summarised, ready."""
+    return ls.project.state()
 
 
 @server.feature("msport/loadedModules")

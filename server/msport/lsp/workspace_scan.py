@@ -180,20 +180,22 @@ class WorkspaceScanner:
         return summary
 
     async def _report(self, loop, uri: str, path: Path, settings) -> FileReport:
+        facts = self.ls.project.facts_for(str(path))
         try:
             stat = path.stat()
-            stamp: Tuple = (stat.st_mtime_ns, stat.st_size, settings)
+            # What other modules tell this one counts too: a helper's new summary re-checks it.
+            stamp: Tuple = (stat.st_mtime_ns, stat.st_size, settings, facts)
         except OSError as exc:
             return FileReport((), "", [], f"cannot read: {exc.strerror or exc}")
         known = self.reports.get(uri)
         if known is not None and known.stamp == stamp:
             return known
-        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzers.for_settings(settings), path, str(path), settings)
+        scanned = await loop.run_in_executor(self.ls._executor, scan_file, self.analyzers.for_settings(settings), path, str(path), settings, facts)
         diagnostics: List[types.Diagnostic] = []
         if scanned.result is not None:
             source = scanned.result.source
             diagnostics = [to_diagnostic(f, i, source, self.ls.encoding, uri) for i, f in enumerate(scanned.result.findings)]
-        report = FileReport(stamp, f"ws:{stat.st_mtime_ns}:{stat.st_size}:{hash(settings)}", diagnostics, scanned.error)
+        report = FileReport(stamp, f"ws:{stat.st_mtime_ns}:{stat.st_size}:{hash(settings)}:{hash(facts):x}", diagnostics, scanned.error)
         self.reports[uri] = report
         return report
 

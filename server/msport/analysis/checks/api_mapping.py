@@ -7,7 +7,7 @@ classes passed as values (``norm_layer=nn.BatchNorm2d``) must be ported too.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Optional, Tuple
 
 from ...knowledge.messages import message
 from ...knowledge.model import Verdict
@@ -26,6 +26,14 @@ _BACKEND_NAMES = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
 
 
 class ApiMappingCheck(Check):
+    def __init__(self, chunk) -> None:
+        super().__init__(chunk)
+        self._called: set = set()  # ids of the expressions called: `x.size(0)` calls x.size
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self._called.add(id(node.func))
+        self.generic_visit(node)
+
     def visit_Import(self, node: ast.Import) -> None:
         """Import lines name modules, not calls; the uses are what get ported."""
 
@@ -94,10 +102,54 @@ class ApiMappingCheck(Check):
     def _ruled(self, candidate: str) -> Optional[str]:
         return candidate if not candidate.startswith("<") and self.knowledge.lookup(candidate) is not None else None
 
+    def _leftover_idiom(self, node: ast.AST, qualified: Optional[str]) -> Optional[Tuple[str, str]]:
+        """(the PyTorch API, why it fails here) when a MindSpore tensor or Cell is used the
+        PyTorch way: what a port leaves behind once the class is a Cell (`x.size(0)`,
+        `x.detach()`, `self.named_parameters()`). Members MindSpore lacks, or has as a property
+        where PyTorch has a method, fail in any MindSpore code; a member MindSpore has under the
+        same name but that is not the counterpart (`x.repeat`: MindSpore repeats elements) is
+        reported only in modules that still import torch (code being ported)."""
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            return None
+        members = self.knowledge.mindspore_members
+        if qualified and qualified.startswith("mindspore.Tensor."):
+            torch_name, ms_name = f"{self.facts.tensor_class['torch']}.{node.attr}", qualified
+        elif self._in_mindspore_cell(node) or self._on_mindspore_cell(node):
+            torch_name, ms_name = f"{self.facts.layer_base['torch']}.{node.attr}", f"{self.facts.layer_base['mindspore']}.{node.attr}"
+        else:
+            return None
+        if self.knowledge.lookup(torch_name) is None or node.attr.startswith("_"):
+            return None
+        kind = members.get(ms_name)
+        if kind is None:
+            return torch_name, f"MindSpore's {ms_name.rsplit('.', 2)[1]} has no `{node.attr}`"
+        if kind == "property" and id(node) in self._called:
+            return torch_name, f"`{node.attr}` is a property in MindSpore, so calling it fails"
+        verdict = self.knowledge.verdict(torch_name, self.settings.version, self.settings.backend)
+        if verdict is not None and verdict.mindspore not in (None, ms_name) and self.module_framework() == "torch":
+            return torch_name, f"MindSpore's `{node.attr}` is not the counterpart of PyTorch's"
+        return None
+
+    def _in_mindspore_cell(self, node: ast.Attribute) -> bool:
+        """`self.named_parameters` in a Cell subclass, not an attribute or method of its own."""
+        if not (isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name() and self.class_stack):
+            return False
+        cls = self.class_stack[-1]
+        if self.context.layer_framework(cls.name) != "mindspore" or self.self_attribute(node.attr) is not None:
+            return False
+        return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == node.attr for s in cls.body)
+
+    def _on_mindspore_cell(self, node: ast.Attribute) -> bool:
+        value = self.infer(node.value)
+        return isinstance(value, Instance) and value.framework == "mindspore" and self.is_layer(value) and not value.cls.startswith("<")
+
     def _judge(self, node: ast.AST) -> bool:
         if self.is_local_alias(node):
             return False  # `norm_layer = nn.BatchNorm2d`: judged where the class is named
         qualified = self.qualified(node) or self._module_method(node)
+        leftover = self._leftover_idiom(node, qualified) if qualified is None or self.facts.framework_of(qualified) == "mindspore" else None
+        if leftover is not None:
+            return self._report_leftover(node, *leftover)
         if qualified is None or self.facts.framework_of(qualified) != "torch":
             return False
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
@@ -112,7 +164,16 @@ class ApiMappingCheck(Check):
         self._report(qualified, node, span, is_method, verdict=verdict)
         return True
 
-    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None, verdict: Optional[Verdict] = None) -> None:
+    def _report_leftover(self, node: ast.Attribute, torch_name: str, why: str) -> bool:
+        verdict = self.knowledge.verdict(torch_name, self.settings.version, self.settings.backend)
+        if verdict is None:
+            return False
+        span = self.attribute_name_span(node)
+        self._report(torch_name, node, span, True, verdict=verdict, prefix=f"`.{node.attr}` is PyTorch's spelling, left from the port: {why}. ")
+        return True
+
+    def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None, verdict: Optional[Verdict] = None,
+                prefix: str = "") -> None:
         verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return
@@ -124,7 +185,7 @@ class ApiMappingCheck(Check):
                 category=_CATEGORIES[verdict.status],
                 severity=default,
                 span=span,
-                message=self._message(verdict),
+                message=prefix + self._message(verdict),
                 torch_api=qualified,
                 mindspore_api=verdict.mindspore,
                 fixes=self._rename_fix(node, verdict, span, is_method) if fixes is None else fixes,
