@@ -61,10 +61,11 @@ def msport_server(*args: str) -> ClientServerConfig:
 LSP_ROOT = "file:///tmp/msport_lsp_test"
 
 
-async def start(client: LanguageClient, spec: str, options=None):
-    """initialize/initialized as the editor *spec* (pytest-lsp's capability sets) would send."""
+async def start(client: LanguageClient, spec: str, options=None, locale=None):
+    """initialize/initialized as the editor *spec* (pytest-lsp's capability sets) would send,
+    in the display language *locale* (e.g. "zh-cn")."""
     client.initialize_result = await client.initialize_session(
-        types.InitializeParams(capabilities=client_capabilities(spec), initialization_options=options, root_uri=LSP_ROOT)
+        types.InitializeParams(capabilities=client_capabilities(spec), initialization_options=options, root_uri=LSP_ROOT, locale=locale)
     )
 
 

@@ -105,15 +105,15 @@ fi
 
 # -- 6. the .vsix: rebuilt when the extension, the server or the rules change -----------------
 VSIX=$CACHE/msport.vsix
-INPUTS_SUM=$( (cd "$ROOT" && find vscode-client/src vscode-client/l10n vscode-client/bundled/tool server/msport rules \
+INPUTS_SUM=$( (cd "$ROOT" && find vscode-client/src vscode-client/l10n vscode-client/bundled/tool vscode-client/scripts server/msport rules \
                  -type f ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum
                sha256sum vscode-client/package.json vscode-client/package-lock.json vscode-client/package.nls*.json \
                  vscode-client/README.md vscode-client/.vscodeignore pyproject.toml) | sha256sum | cut -d' ' -f1)
 if [ ! -s "$VSIX" ] || [ "$(cat "$VSIX.sha256" 2>/dev/null)" != "$INPUTS_SUM" ]; then
   step "msport.vsix" "building"
-  bash vscode-client/scripts/bundle-server.sh "$PY" >/dev/null
-  # vsce runs `npm run vscode:prepublish` (tsc) itself.
-  (cd vscode-client && npx --no-install vsce package --out "$VSIX" >/dev/null)
+  # The README's build: `npm run package` bundles the server (with $PY), then vsce compiles,
+  # checks the server is there (vscode:prepublish) and packages.
+  (cd vscode-client && MSPORT_BUNDLE_PYTHON="$PY" npm run --silent package >/dev/null && mv msport.vsix "$VSIX")
   echo "$INPUTS_SUM" >"$VSIX.sha256"
 else
   step "msport.vsix" "up to date"

@@ -110,75 +110,101 @@ def vscode_user_settings() -> dict:
         "window.restoreWindows": "none",
         "files.hotExit": "off",
         "workbench.enableExperiments": False,
-        "editor.lightbulb.enabled": "off",
+        # The lightbulb is how the test opens the quick-fix menu (where fix-all must be).
+        "editor.lightbulb.enabled": "onCode",
         # The protocol messages land in the msport log, which the test keeps.
         "msport.trace.server": "messages",
     }
 
 
-def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float = 300) -> Run:
-    """Installs the .vsix into a fresh code-server profile, opens *folder*, runs vscode_e2e.js."""
-    for path, what in ((CODE_SERVER, "code-server"), (VSIX, "msport.vsix"), (PLAYWRIGHT / "playwright-core", "playwright-core")):
-        require(path, what)
-    started = time.monotonic()
-    for old in out.glob("*.png"):
-        old.unlink()
-    # A private profile per run: two test runs at once must not share code-server's state.
-    home = Path(tempfile.mkdtemp(prefix="msport-e2e-vscode-home-"))
-    data, exts = home / "data", home / "extensions"
-    (data / "User").mkdir(parents=True)
-    (data / "User" / "settings.json").write_text(json.dumps(vscode_user_settings(), indent=2))
-    (folder / ".vscode").mkdir(exist_ok=True)
-    (folder / ".vscode" / "settings.json").write_text("{}\n")
-    env = scratch_env(home)
-    # Only the system's python3 on the PATH: it has neither msport nor pygls, so the extension
-    # must run the server it bundles (msport.importStrategy's default, useBundled).
-    env["PATH"] = "/usr/bin:/bin"
-    node = shutil.which("node") or "/usr/bin/node"
-    install = subprocess.run(
-        [node, str(CODE_SERVER), "--user-data-dir", str(data), "--extensions-dir", str(exts),
-         "--install-extension", str(VSIX), "--force"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )
-    if install.returncode != 0:
-        return Run(install.returncode, {"ok": False, "error": "installing the .vsix failed"}, time.monotonic() - started,
-                   install.stdout + install.stderr)
-    port = free_port()
-    log_file = out / "code-server.log"
-    with open(log_file, "w") as log:
-        server = subprocess.Popen(
-            [node, str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none",
-             "--user-data-dir", str(data), "--extensions-dir", str(exts),
-             "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-             "--disable-getting-started-override", str(folder)],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+class CodeServer:
+    """A code-server on a free port with *vsix* installed in a private profile (two runs at once
+    must not share code-server's state). Use as a context manager; it stops code-server, which
+    otherwise keeps its extension host and the language server alive for hours."""
+
+    def __init__(self, folder: Path, vsix: Path = VSIX, log: Optional[Path] = None, settings: Optional[dict] = None):
+        for path, what in ((CODE_SERVER, "code-server"), (vsix, "msport.vsix"), (PLAYWRIGHT / "playwright-core", "playwright-core")):
+            require(path, what)
+        self.folder, self.vsix, self.log = folder, vsix, log
+        self.home = Path(tempfile.mkdtemp(prefix="msport-e2e-vscode-home-"))
+        self.data, self.extensions = self.home / "data", self.home / "extensions"
+        (self.data / "User").mkdir(parents=True)
+        (self.data / "User" / "settings.json").write_text(json.dumps(settings or vscode_user_settings(), indent=2))
+        self.env = scratch_env(self.home)
+        # Only the system's python3 on the PATH: it has neither msport nor pygls, so the extension
+        # must run the server it bundles (msport.importStrategy's default, useBundled).
+        self.env["PATH"] = "/usr/bin:/bin"
+        self.node = shutil.which("node") or "/usr/bin/node"
+        self.base = ""
+        self._process: Optional[subprocess.Popen] = None
+
+    def __enter__(self) -> "CodeServer":
+        install = subprocess.run(
+            [self.node, str(CODE_SERVER), "--user-data-dir", str(self.data), "--extensions-dir", str(self.extensions),
+             "--install-extension", str(self.vsix), "--force"],
+            env=self.env, capture_output=True, text=True, timeout=180,
         )
-    try:
+        if install.returncode != 0:
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise RuntimeError(f"installing {self.vsix} failed:\n{install.stdout}{install.stderr}")
+        port = free_port()
+        with open(self.log or os.devnull, "w") as log:
+            self._process = subprocess.Popen(
+                [self.node, str(CODE_SERVER), "--bind-addr", f"127.0.0.1:{port}", "--auth", "none",
+                 "--user-data-dir", str(self.data), "--extensions-dir", str(self.extensions),
+                 "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+                 "--disable-getting-started-override", str(self.folder)],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        self.base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                urllib.request.urlopen(f"{self.base}/healthz", timeout=2)
                 break
             except OSError:
                 time.sleep(0.2)
-        driver_env = dict(env, NODE_PATH=str(PLAYWRIGHT), E2E_BASE=f"http://127.0.0.1:{port}", E2E_OUT=str(out),
-                          E2E_FOLDER=str(folder), E2E_FILE=SAMPLE, E2E_OTHER_FILE=OTHER, **params)
-        driver = subprocess.run([node, str(E2E / "vscode" / "vscode_e2e.js")], env=driver_env,
-                                capture_output=True, text=True, timeout=timeout)
-        returncode, driver_log = driver.returncode, driver.stdout + driver.stderr
-    finally:
-        # code-server keeps its extension host and the language server alive otherwise.
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
+        return self
+
+    def drive(self, script: Path, timeout: float, **params: str) -> subprocess.CompletedProcess:
+        """Runs a Playwright *script* (node) against this code-server; E2E_BASE and E2E_FOLDER set."""
+        env = dict(self.env, NODE_PATH=str(PLAYWRIGHT), E2E_BASE=self.base, E2E_FOLDER=str(self.folder), **params)
+        return subprocess.run([self.node, str(script)], env=env, capture_output=True, text=True, timeout=timeout)
+
+    def msport_logs(self) -> List[str]:
+        """The extension's log, one text per window, in the order the windows opened."""
+        return [log.read_text(encoding="utf-8", errors="replace") for log in sorted(self.data.glob("logs/**/msport.log"))]
+
+    def __exit__(self, *exc) -> None:
+        if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGTERM)
+                self._process.wait(timeout=15)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(self._process.pid, signal.SIGKILL)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def run_vscode(folder: Path, out: Path, params: Dict[str, str], timeout: float = 300, vsix: Path = VSIX,
+               script: str = "vscode_e2e.js") -> Run:
+    """Installs *vsix* into a fresh code-server profile, opens *folder*, runs *script* (in
+    tests/e2e/vscode/) against it."""
+    started = time.monotonic()
+    for old in out.glob("*.png"):
+        old.unlink()
+    (folder / ".vscode").mkdir(exist_ok=True)
+    (folder / ".vscode" / "settings.json").write_text("{}\n")
+    try:
+        with CodeServer(folder, vsix, log=out / "code-server.log") as editor:
+            driver = editor.drive(E2E / "vscode" / script, timeout, E2E_OUT=str(out), E2E_FILE=SAMPLE, E2E_OTHER_FILE=OTHER, **params)
+            logs = editor.msport_logs()
+    except RuntimeError as exc:
+        return Run(1, {"ok": False, "error": str(exc)}, time.monotonic() - started, str(exc))
     result = _read_json(out / "vscode.json")
-    logs = sorted(data.glob("logs/**/msport.log"))
-    result["extension_log"] = logs[-1].read_text(encoding="utf-8", errors="replace") if logs else ""
+    # One log per window (the test reloads it once), in the order the windows opened.
+    result["extension_log"] = "".join(logs)
     (out / "msport.log").write_text(result["extension_log"], encoding="utf-8")
-    shutil.rmtree(home, ignore_errors=True)
-    return Run(returncode, result, time.monotonic() - started, driver_log)
+    return Run(driver.returncode, result, time.monotonic() - started, driver.stdout + driver.stderr)
 
 
 # -- Neovim and Emacs -------------------------------------------------------------------------

@@ -70,9 +70,9 @@ def test_helix_and_sublime_configurations():
 def test_every_settings_table_key_is_accepted():
     table = EDITORS[EDITORS.index("## Settings"):EDITORS.index("## VS Code")]
     keys = re.findall(r"^\| `(\w+)` \|", table, re.M)
-    assert keys == ["targetVersion", "backend", "mode", "jitLevel", "select", "ignore", "severity"]
+    assert keys == ["targetVersion", "backend", "mode", "jitLevel", "select", "ignore", "severity", "language"]
     examples = {"targetVersion": "2.5", "backend": "gpu", "mode": "pynative", "jitLevel": "O2",
-                "select": ["MS1"], "ignore": ["MS103"], "severity": {"MS102": "error"}}
+                "select": ["MS1"], "ignore": ["MS103"], "severity": {"MS102": "error"}, "language": "zh-CN"}
     assert_valid_settings({key: examples[key] for key in keys})
 
 

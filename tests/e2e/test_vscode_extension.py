@@ -96,4 +96,35 @@ def test_bundled_tool_explains_a_missing_bundle(tmp_path: Path):
     shutil.copy(CLIENT / "bundled" / "tool" / "msport_tool.py", tool)
     proc = subprocess.run([SYSTEM_PYTHON, str(tool), "serve"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
-    assert "bundled server is missing" in proc.stderr and "reinstall the extension" in proc.stderr
+    assert "packaged without its server" in proc.stderr and "npm ci && npm run package" in proc.stderr
+
+
+# -- the README's build: `npm ci && npm run package` (tools/install-e2e.sh builds the .vsix the
+# other tests install that way, so the checks of its contents above are checks of that build) --
+
+def test_package_script_bundles_the_server_first():
+    scripts = json.loads((CLIENT / "package.json").read_text(encoding="utf-8"))["scripts"]
+    assert scripts["package"].startswith("bash scripts/bundle-server.sh && vsce package")
+    assert "node scripts/require-bundle.js" in scripts["vscode:prepublish"]
+
+
+def test_packaging_without_the_server_stops_and_says_what_to_run(tmp_path: Path):
+    """`vsce package` alone (it runs vscode:prepublish) in a checkout whose server is not bundled."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(CLIENT / "scripts" / "require-bundle.js", tmp_path / "scripts")
+    (tmp_path / "bundled" / "libs" / "pygls").mkdir(parents=True)
+    proc = subprocess.run(["node", str(tmp_path / "scripts" / "require-bundle.js")], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    assert "not packaging: the server is not bundled (msport, lsprotocol missing from bundled/libs)" in proc.stderr
+    assert 'Run "npm run package"' in proc.stderr
+
+
+def test_bundling_with_an_unusable_python_says_what_to_pass(tmp_path: Path):
+    missing = subprocess.run(["bash", str(CLIENT / "scripts" / "bundle-server.sh"), str(tmp_path / "no-python")],
+                             capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 1 and "cannot bundle the server: no Python at" in missing.stderr
+    no_pip = tmp_path / "python-without-pip"
+    no_pip.write_text(f"#!/bin/sh\n[ \"$1\" = -m ] && exit 1\nexec {SYSTEM_PYTHON} \"$@\"\n")
+    no_pip.chmod(0o755)
+    proc = subprocess.run(["bash", str(CLIENT / "scripts" / "bundle-server.sh"), str(no_pip)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1 and "has no pip" in proc.stderr and "bundle-server.sh /path/to/python3" in proc.stderr

@@ -9,7 +9,7 @@ import sys
 from msport.analysis.findings import Category, Finding, Related, Severity, Span
 from msport.knowledge import default_knowledge, load_knowledge
 from msport.knowledge.api_history import default_history
-from msport.knowledge.cards import RULE_PAGE, SEPARATOR, api_card, code_card, finding_card, join_cards
+from msport.knowledge.cards import HOVER_LIMIT, RULE_PAGE, SEPARATOR, api_card, code_card, finding_card, join_cards
 from msport.knowledge.loader import rules_dir
 
 CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
@@ -166,3 +166,65 @@ def test_explain_short_names_codes_and_unknowns():
     assert run.returncode == 1 and "ambiguous" in run.stderr and names[0] in run.stderr
     unknown = run_explain("torch.not_an_api")
     assert unknown.returncode == 1 and "torch.not_an_api" in unknown.stderr and unknown.stdout == ""
+
+
+# -- cards that read well (issue 18) -----------------------------------------------------------
+
+def test_the_action_comes_first(knowledge):
+    """The paragraph after the title says the verdict here and what to do."""
+    for name in knowledge.apis:
+        verdict = knowledge.verdict(name, VERSION, BACKEND)
+        action = api_card(knowledge, name, VERSION, BACKEND).split("\n\n")[1]
+        assert action.startswith(f"**{verdict.status.capitalize()}** in MindSpore 2.10 on Ascend: "), (name, action)
+        if verdict.status in ("equivalent", "divergent"):
+            assert f": use `{verdict.mindspore}`" in action, (name, action)
+
+
+def test_no_card_says_a_paragraph_twice(knowledge):
+    for name in knowledge.apis:
+        paragraphs = api_card(knowledge, name, VERSION, BACKEND).split("\n\n")
+        assert len(paragraphs) == len(set(paragraphs)), name
+
+
+def test_overloaded_signatures_are_all_shown_as_the_docstrings_write_them(knowledge):
+    """mindspore 2.10's Tensor.max has three overloads (its docstring's first line is only the
+    first, `max()`); torch's first line carries a return type in parentheses, not a parameter."""
+    card = api_card(knowledge, "torch.Tensor.max", VERSION, BACKEND)
+    assert ("**Signatures:** PyTorch `max(dim=None, keepdim=False)`; MindSpore 2.10 `max()` or `max(dim, keepdim=False)` or "
+            "`max(axis=None, keepdims=False, *, initial=None, where=True, return_indices=False)`") in card
+    # A release msport read no docstrings of: the overloads are those of the release it read, said so.
+    assert "MindSpore 2.10 `max()` or `max(dim, keepdim=False)`" in api_card(knowledge, "torch.Tensor.max", (2, 8), BACKEND)
+
+
+def test_missing_api_cards_are_about_their_api_not_a_shared_policy(knowledge):
+    from msport.knowledge.index import MISSING_POLICY
+
+    history = default_history()
+    inferred = [n for n, kind in knowledge.torch_apis.items()
+                if knowledge.is_torch_api(n) and n not in knowledge.apis and knowledge.rule_for(n) is not None
+                and knowledge.rule_for(n).basis == "inferred"][:200]
+    assert len(inferred) >= 50
+    actions = set()
+    for name in inferred:
+        card = api_card(knowledge, name, VERSION, BACKEND, history)
+        assert MISSING_POLICY not in card and "Squeeze" not in card, name
+        action = card.split("\n\n")[1]
+        assert f"`{name}`" in action, action
+        actions.add(action)
+    assert len(actions) == len(inferred)  # no two say the same
+
+
+def test_hover_cards_are_cut_to_fit_and_say_where_the_rest_is(knowledge):
+    cut = 0
+    for name in knowledge.apis:
+        whole = api_card(knowledge, name, VERSION, BACKEND)
+        card = api_card(knowledge, name, VERSION, BACKEND, limit=HOVER_LIMIT)
+        assert len(card) <= HOVER_LIMIT, name
+        if card == whole:
+            continue
+        cut += 1
+        *_, more, links = card.split("\n\n")
+        assert more == f"_Cut to fit: `msport explain {name}` prints the whole card; the rule page has the rest._"
+        assert links == whole.split("\n\n")[-1]
+        assert card.split("\n\n")[:2] == whole.split("\n\n")[:2]  # title and action are never cut
+    assert cut >= 1

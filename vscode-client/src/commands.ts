@@ -76,10 +76,40 @@ async function showStatusMenu(server: ServerManager, status: StatusBar): Promise
     }
 }
 
-/** The settings that govern the active file, and where each was set, in a TOML editor tab. */
-async function showSettings(server: ServerManager, log: vscode.LogOutputChannel): Promise<void> {
+/**
+ * Read-only documents of the `msport-settings:` scheme: the effective settings, as computed when
+ * the command ran. A virtual document is never dirty, so closing it asks nothing, and it cannot
+ * be edited or saved by mistake; running the command again refreshes it.
+ */
+export class SettingsDocuments implements vscode.TextDocumentContentProvider {
+    static readonly scheme = 'msport-settings';
+    private readonly contents = new Map<string, string>();
+    private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+    readonly onDidChange = this.changed.event;
+
+    provideTextDocumentContent(uri: vscode.Uri): string {
+        return this.contents.get(uri.toString()) ?? '';
+    }
+
+    /** The document for the settings of `file` (a workspace-relative path), with `text`. */
+    show(file: string, text: string): vscode.Uri {
+        // The file's name in the tab title; the whole path keeps two files' documents apart.
+        // (An absolute path, for a file or folder outside the workspace, loses its leading slash.)
+        const uri = vscode.Uri.from({ scheme: SettingsDocuments.scheme, path: `/${file.replace(/^[\\/]+/, '')} (msport settings).toml` });
+        this.contents.set(uri.toString(), text);
+        this.changed.fire(uri);
+        return uri;
+    }
+
+    dispose(): void {
+        this.changed.dispose();
+    }
+}
+
+/** The settings that govern the active file, and where each was set, in a read-only TOML tab. */
+async function showSettings(server: ServerManager, log: vscode.LogOutputChannel, documents: SettingsDocuments): Promise<void> {
     const uri = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-    if (!uri) {
+    if (!uri || uri.scheme === SettingsDocuments.scheme) {
         void vscode.window.showWarningMessage(vscode.l10n.t('Open a Python file or a folder to see the msport settings that apply to it.'));
         return;
     }
@@ -93,7 +123,9 @@ async function showSettings(server: ServerManager, log: vscode.LogOutputChannel)
         void vscode.window.showErrorMessage(vscode.l10n.t('The msport server is not running or does not know msport/effectiveSettings; see the msport log.'));
         return;
     }
-    const document = await vscode.workspace.openTextDocument({ content: formatEffectiveSettings(vscode.workspace.asRelativePath(uri), rows), language: 'toml' });
+    const file = vscode.workspace.asRelativePath(uri);
+    const document = await vscode.workspace.openTextDocument(documents.show(file, formatEffectiveSettings(file, rows)));
+    await vscode.languages.setTextDocumentLanguage(document, 'toml').then(undefined, () => document);
     await vscode.window.showTextDocument(document, { preview: true });
 }
 
@@ -138,13 +170,16 @@ async function showReport(server: ServerManager, log: vscode.LogOutputChannel): 
 }
 
 export function registerCommands(server: ServerManager, status: StatusBar, log: vscode.LogOutputChannel): vscode.Disposable[] {
+    const settingsDocuments = new SettingsDocuments();
     return [
+        settingsDocuments,
+        vscode.workspace.registerTextDocumentContentProvider(SettingsDocuments.scheme, settingsDocuments),
         vscode.commands.registerCommand(COMMANDS.restart, () => server.restart('Restart Server command')),
         vscode.commands.registerCommand(COMMANDS.selectTargetVersion, () => selectTargetVersion(status)),
         vscode.commands.registerCommand(COMMANDS.selectBackend, () => selectBackend(status)),
         vscode.commands.registerCommand(COMMANDS.showLogs, () => log.show()),
         vscode.commands.registerCommand(COMMANDS.showStatusMenu, () => showStatusMenu(server, status)),
         vscode.commands.registerCommand(COMMANDS.showReport, () => showReport(server, log)),
-        vscode.commands.registerCommand(COMMANDS.showSettings, () => showSettings(server, log)),
+        vscode.commands.registerCommand(COMMANDS.showSettings, () => showSettings(server, log, settingsDocuments)),
     ];
 }

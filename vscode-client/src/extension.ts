@@ -10,8 +10,10 @@ import { StatusBar } from './statusBar';
 let server: ServerManager | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const activatedAt = Date.now();
     const log = vscode.window.createOutputChannel('msport', { log: true });
     server = new ServerManager(context, log);
+    server.activatedAt = activatedAt;
     const status = new StatusBar(server);
     const pyproject = vscode.workspace.createFileSystemWatcher('**/pyproject.toml');
     const onPyproject = () => {
@@ -39,16 +41,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             void server?.restart('workspace folders changed');
         }),
     );
-    const interpreterListener = await onInterpreterChanged(() => {
+    // The server starts first: listening for interpreter changes waits for the Python extension
+    // to activate, which can take seconds in a fresh window.
+    const started = server.restart('extension activated');
+    void onInterpreterChanged(() => {
         // Only matters when the Python extension's interpreter is the one in use.
         if (server?.launch?.interpreterSource === 'python-extension') {
             void server?.restart('Python interpreter changed');
         }
-    });
-    if (interpreterListener) {
-        context.subscriptions.push(interpreterListener);
-    }
-    await server.restart('extension activated');
+    }).then((listener) => listener && context.subscriptions.push(listener));
+    await started;
 }
 
 export async function deactivate(): Promise<void> {

@@ -38,6 +38,11 @@ async function api(): Promise<PythonExtensionApi | undefined> {
     }
 }
 
+/** Whether the Python extension is installed and has finished activating. */
+export function pythonExtensionReady(): boolean {
+    return vscode.extensions.getExtension(PYTHON_EXTENSION)?.isActive ?? false;
+}
+
 /** The selected interpreter as an argv prefix, or undefined when the Python extension has none. */
 export async function selectedInterpreter(resource?: vscode.Uri): Promise<string[] | undefined> {
     const python = await api();

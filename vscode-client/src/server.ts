@@ -2,6 +2,7 @@
  * Starts, restarts and stops the msport language server, and keeps what the status bar shows.
  */
 
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -32,11 +33,26 @@ import {
 } from './common/settings';
 import type { ServerState } from './common/status';
 import { run } from './process';
-import { selectedInterpreter } from './python';
+import { pythonExtensionReady, selectedInterpreter } from './python';
 
 export function inspector(scope?: vscode.ConfigurationScope): Inspect {
     const config = vscode.workspace.getConfiguration(SECTION, scope);
     return (key) => config.inspect(key);
+}
+
+/**
+ * vscode-languageclient logs every exit of the server process as an error, "Server process
+ * exited with code 0." included, which is how a server stops when asked to (a restart, a
+ * settings change, closing the window): that one is logged as information.
+ */
+class MsportClient extends LanguageClient {
+    override error(message: string, data?: unknown, showNotification?: boolean | 'force'): void {
+        if (/^Server process exited with code 0\.?$/.test(message)) {
+            this.info('Server process exited normally (exit code 0).');
+            return;
+        }
+        super.error(message, data, showNotification);
+    }
 }
 
 function firstFolder(): vscode.WorkspaceFolder | undefined {
@@ -54,6 +70,9 @@ export class ServerManager implements vscode.Disposable {
     launch: Launch | undefined;
     /** Whether the running server offers msport.scanWorkspace (older servers do not). */
     canScanWorkspace = false;
+    /** Epoch milliseconds of the extension's activation (see logStartup). */
+    activatedAt = Date.now();
+    private firstDiagnosticsLogged = false;
 
     constructor(
         private readonly context: vscode.ExtensionContext,
@@ -157,7 +176,7 @@ export class ServerManager implements vscode.Disposable {
     }
 
     /** Resolves interpreter, import strategy and msport.path into a command line for `subcommand`. */
-    async resolveLaunch(subcommand: string[]): Promise<Launch | undefined> {
+    async resolveLaunch(subcommand: string[], options: { probe?: boolean } = {}): Promise<Launch | undefined> {
         const folder = firstFolder();
         const trusted = vscode.workspace.isTrusted;
         const settings = launchSettings(inspector(folder?.uri), trusted);
@@ -165,7 +184,12 @@ export class ServerManager implements vscode.Disposable {
         settings.interpreter = resolveVariables(settings.interpreter, vars);
         settings.path = resolveVariables(settings.path, vars);
         // In restricted mode the Python extension's choice may be a workspace environment: not used.
-        const fromPythonExtension = trusted && settings.interpreter.length === 0 ? await selectedInterpreter(folder?.uri) : undefined;
+        // The bundled server runs on any Python 3.9+: it does not wait for the Python extension to
+        // activate (seconds, in a fresh window) unless it is ready or the first try failed.
+        const wantsPythonExtension =
+            trusted && settings.interpreter.length === 0 && settings.path.length === 0 &&
+            (settings.importStrategy === 'fromEnvironment' || pythonExtensionReady() || options.probe === true);
+        const fromPythonExtension = wantsPythonExtension ? await selectedInterpreter(folder?.uri) : undefined;
         const inputs = {
             settings,
             pythonExtension: fromPythonExtension,
@@ -174,7 +198,19 @@ export class ServerManager implements vscode.Disposable {
             workspaceFolder: folder?.uri.fsPath,
         };
         let launch = msportLaunch(inputs, subcommand);
-        if (launch.interpreter) {
+        if (launch.source === 'bundled' && !fs.existsSync(this.bundledLibs())) {
+            this.fail(
+                vscode.l10n.t(
+                    'This msport extension was packaged without its server ({0} is missing). Install a release of the extension, or build it with "npm ci && npm run package" in vscode-client/, which bundles the server; or set msport.importStrategy to fromEnvironment and install msport in your Python.',
+                    this.bundledLibs(),
+                ),
+            );
+            return undefined;
+        }
+        // The bundled server runs on any Python 3.9+ and checks that itself: probing the
+        // interpreter first would cost the start of one more Python on every start. A server
+        // that does not start is diagnosed with the probe then (see doRestart).
+        if (launch.interpreter && (launch.source !== 'bundled' || options.probe)) {
             const [command, ...args] = launch.interpreter;
             const probe = await run(command, [...args, '-c', PROBE_SOURCE], { cwd: launch.cwd, timeoutMs: 20000 });
             const found = parseProbe(probe.stdout);
@@ -214,6 +250,26 @@ export class ServerManager implements vscode.Disposable {
         return launch;
     }
 
+    /** bundled/libs inside the installed extension, where scripts/bundle-server.sh put msport. */
+    private bundledLibs(): string {
+        return this.context.asAbsolutePath(path.join('bundled', 'libs', 'msport'));
+    }
+
+    /**
+     * The server's environment. The bundled server's bytecode is cached in the extension's
+     * storage (always writable, unlike an extension folder installed for all users), and
+     * written even where PYTHONDONTWRITEBYTECODE is set for the user's own projects: without a
+     * cache, every start compiles pygls, lsprotocol and msport again (about half a second).
+     */
+    serverEnv(launch: Launch): NodeJS.ProcessEnv {
+        const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUTF8: '1' };
+        if (launch.source === 'bundled') {
+            delete env.PYTHONDONTWRITEBYTECODE;
+            env.PYTHONPYCACHEPREFIX = path.join(this.context.globalStorageUri.fsPath, 'pycache');
+        }
+        return env;
+    }
+
     private async doStop(): Promise<void> {
         const client = this.client;
         this.client = undefined;
@@ -230,13 +286,18 @@ export class ServerManager implements vscode.Disposable {
         this.setState('stopped');
     }
 
-    private async doRestart(reason: string): Promise<void> {
+    /**
+     * Starts the server. The bundled server is started at once with the default interpreter;
+     * should it not come up, a second try probes the interpreter (and asks the Python extension
+     * for its own), so that a missing or old Python is named instead of a broken connection.
+     */
+    private async doRestart(reason: string, probe = false): Promise<void> {
         await this.doStop();
         this.problems = [];
         this.snapshot = this.readSnapshot();
         this.setState('starting');
         this.log.info(`starting the server (${reason})`);
-        const launch = await this.resolveLaunch(['serve']);
+        const launch = await this.resolveLaunch(['serve'], { probe });
         if (!launch) {
             return;
         }
@@ -251,9 +312,10 @@ export class ServerManager implements vscode.Disposable {
         const executable: Executable = {
             command: launch.command,
             args: launch.args,
-            options: { cwd: launch.cwd, env: { ...process.env, PYTHONUTF8: '1' } },
+            options: { cwd: launch.cwd, env: this.serverEnv(launch) },
         };
-        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, this.clientOptions());
+        const started = Date.now();
+        const client = new MsportClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, this.clientOptions());
         client.onNotification(ShowMessageNotification.type, (params) => this.serverMessage(params));
         client.onDidChangeState((event) => {
             if (event.newState === State.Stopped && this.client === client) {
@@ -267,6 +329,10 @@ export class ServerManager implements vscode.Disposable {
             if (this.client === client) {
                 this.client = undefined;
             }
+            if (launch.source === 'bundled' && !probe) {
+                this.log.warn(`the server did not start (${String(error)}); trying again, probing the interpreter first`);
+                return this.doRestart(reason, true);
+            }
             this.fail(vscode.l10n.t('The msport server failed to start: {0}. See the msport log for its output.', String(error)));
             return;
         }
@@ -274,7 +340,7 @@ export class ServerManager implements vscode.Disposable {
         this.canScanWorkspace = commands.includes(SERVER_COMMANDS.scanWorkspace);
         void vscode.commands.executeCommand('setContext', CONTEXT.canScanWorkspace, this.canScanWorkspace);
         const info = client.initializeResult?.serverInfo;
-        this.log.info(`server running: ${info?.name ?? 'msport'} ${info?.version ?? ''}`.trim());
+        this.log.info(`server running: ${info?.name ?? 'msport'} ${info?.version ?? ''} (started in ${Date.now() - started} ms)`.replace('  ', ' '));
         this.setState('running');
     }
 
@@ -287,8 +353,19 @@ export class ServerManager implements vscode.Disposable {
             outputChannel: this.log,
             traceOutputChannel: this.log,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
-            initializationOptions: { settings: this.snapshot.analysis },
+            // VS Code shows the diagnostics under the cursor above the hover: the server's cards
+            // then leave out what those already say.
+            initializationOptions: { settings: this.snapshot.analysis, client: { hoverShowsDiagnostics: true } },
             middleware: {
+                provideDiagnostics: async (document, previousResultId, token, next) => {
+                    const report = await next(document, previousResultId, token);
+                    this.logFirstDiagnostics(report);
+                    return report;
+                },
+                handleDiagnostics: (uri, diagnostics, next) => {
+                    this.logFirstDiagnostics(diagnostics.length > 0 ? { kind: 'full', items: diagnostics } : undefined);
+                    next(uri, diagnostics);
+                },
                 workspace: {
                     // Only the values the user set, so pyproject.toml is not hidden by defaults.
                     configuration: async (params, token, next): Promise<unknown[] | ResponseError<void>> => {
@@ -313,6 +390,20 @@ export class ServerManager implements vscode.Disposable {
                 },
             },
         };
+    }
+
+    /**
+     * Once per window: how long the first findings took, from the extension's activation, and
+     * the server's share of it (in the log; the end-to-end tests and bench/editor_startup.py read it).
+     */
+    private logFirstDiagnostics(report: unknown): void {
+        const items = (report as { items?: unknown[] } | undefined)?.items;
+        if (this.firstDiagnosticsLogged || !Array.isArray(items) || items.length === 0) {
+            return;
+        }
+        this.firstDiagnosticsLogged = true;
+        const now = Date.now();
+        this.log.info(`first diagnostics ${now - this.activatedAt} ms after activation (activated at ${this.activatedAt}, shown at ${now} ms since the epoch)`);
     }
 
     private async scanWorkspace(send: () => Promise<unknown>): Promise<unknown> {

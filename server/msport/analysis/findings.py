@@ -81,6 +81,9 @@ class Fix:
     #: Import statements the edits need (e.g. "from mindspore import ops"); the engine turns
     #: them into edits at module level, once, after chunk-relative positions are shifted.
     imports: Tuple[str, ...] = ()
+    #: Why an unsafe fix is unsafe, in the user's language (a clause: editors show it as
+    #: "unsafe: <reason>"); empty for safe fixes. Texts: rules/messages/fixes.toml.
+    reason: str = ""
 
     def shifted(self, lines: int) -> "Fix":
         if not lines:

@@ -71,6 +71,8 @@ class Settings:
     #: The folder ``exclude`` and ``per-file-ignores`` patterns are relative to: the
     #: pyproject.toml's (the workspace folder's for editor settings); "" matches paths as given.
     project_root: str = ""
+    #: The language of every text msport writes ("en", "zh-CN"; knowledge/messages.py).
+    language: str = "en"
     problems: Tuple[SettingProblem, ...] = field(default=(), compare=False)
     #: (key, where its value was set: a file path, "editor settings", "command line"), for
     #: `msport check --show-settings` and the editor's msport/effectiveSettings.
@@ -83,7 +85,7 @@ class Settings:
     def analysis_key(self) -> Tuple:
         """The settings the checks depend on; select/ignore/severity are applied afterwards.
         (The rule files are not: each set of them has its own analyzer, hence its own caches.)"""
-        return (self.target_version, self.backend, self.mode, self.jit_level)
+        return (self.target_version, self.backend, self.mode, self.jit_level, self.language)
 
     # -- filters applied to findings -------------------------------------------------
     def is_enabled(self, code: str, path: Optional[str] = None) -> bool:
@@ -305,6 +307,15 @@ def _size(value: Any, _known) -> int:
     return size
 
 
+def _language(value: Any, _known) -> str:
+    from ..knowledge.messages import LANGUAGES, language_of
+
+    primary = value.strip().replace("_", "-").split("-")[0].lower() if isinstance(value, str) else ""
+    if primary in ("en", "zh"):
+        return language_of(value)
+    raise ValueError(f"expected one of {', '.join(LANGUAGES)}, got {value!r}")
+
+
 def _positive_int(value: Any, _known) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"expected a positive integer, got {_shown(value)}")
@@ -325,6 +336,7 @@ _KEYS = {
     "time-budget": ("time_budget", _positive_number),
     "max-file-size": ("max_file_size", _size),
     "extend-rules": ("extend_rules", _rule_files),
+    "language": ("language", _language),
 }
 
 #: Keys an editor may send that are the client's business, not the analysis's.

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Tuple
 
+from ..knowledge.messages import message
 from ..knowledge.replacements import default_replacements
 from .findings import Edit, Fix, Safety
 from .parents import parent_map
@@ -99,9 +100,9 @@ class _Rewriter:
                 return None
             text = f"{kept}.sum() / {self._operand(mask)}.sum()"
             safe = same_shape
-        reason = "" if safe else " (assumes the mask has the shape of the tensor)"
-        title = f"Reduce over the mask without selecting: {text}{reason}"
-        return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (Edit(self._span(call), text),))
+        title = f"Reduce over the mask without selecting: {text}"
+        reason = "" if safe else message("unsafe.mask_shape", self.check.settings.language)
+        return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (Edit(self._span(call), text),), reason=reason)
 
     def _reduced_by(self, selection: ast.AST) -> Optional[Tuple[ast.Call, str]]:
         """The full reduction (call node, "sum"/"mean") applied directly to *selection*."""
@@ -125,8 +126,9 @@ class _Rewriter:
         boolean = isinstance(mask, ast.Compare) or self.check.evaluate(mask).mask
         text = f"{self._operand(mask)}.sum()" if boolean else f"({self._text(mask)} != 0).sum()"
         safe = self._only_tensor_arithmetic(counted)
-        title = f"Count with {text} instead of collecting indices" + ("" if safe else " (the count becomes a 0-d tensor)")
-        return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (Edit(self._span(counted), text),))
+        title = f"Count with {text} instead of collecting indices"
+        reason = "" if safe else message("unsafe.count_tensor", self.check.settings.language)
+        return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, (Edit(self._span(counted), text),), reason=reason)
 
     def _counted(self, node: ast.Call) -> Optional[ast.AST]:
         parent = self.parents.get(id(node))

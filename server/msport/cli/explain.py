@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from typing import Dict, List
 
-from ..analysis.settings import Settings
 from ..knowledge import KnowledgeBase, default_knowledge
 from ..knowledge.cards import api_card, code_card
+from .files import environment_settings, flag_of
 
 
 def _matches(knowledge: KnowledgeBase, name: str) -> List[str]:
@@ -19,10 +19,10 @@ def _matches(knowledge: KnowledgeBase, name: str) -> List[str]:
 
 def explain(name: str, flags: Dict[str, str]) -> int:
     knowledge = default_knowledge()
-    settings = Settings().merged(flags, "command line", knowledge.codes)
+    settings = environment_settings().merged(flags, "command line", knowledge.codes)
     if settings.problems:
         for problem in settings.problems:
-            print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+            print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
         return 2
     if name.upper() in knowledge.codes:
         print(code_card(knowledge.codes[name.upper()]))

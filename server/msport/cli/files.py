@@ -27,6 +27,7 @@ from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
 from ..regular_files import FileTooLarge, kind_of, read_regular_file
+from ..knowledge.messages import language_of
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -143,12 +144,29 @@ def report_listing(listing: Listing) -> bool:
     return bool(listing.unlisted)
 
 
+def environment_settings() -> Settings:
+    """msport's defaults, in the language of the terminal's locale (the first of LC_ALL,
+    LC_MESSAGES and LANG that is set, as gettext reads them): the base every file's
+    pyproject.toml and the flags are laid over."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            language = language_of(value)
+            return Settings().merged({"language": language}, f"environment ({name}={value})") if language else Settings()
+    return Settings()
+
+
+def flag_of(key: str) -> str:
+    """The command-line flag that sets a setting (--lang sets language)."""
+    return "--lang" if key == "language" else f"--{key}"
+
+
 def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> Optional[Settings]:
     """The settings the command-line flags give, or None, after saying why on stderr, when a
     flag's value is wrong or a path does not exist (exit status 2)."""
-    settings = Settings().merged(flags, "command line", known)
+    settings = environment_settings().merged(flags, "command line", known)
     for problem in settings.problems:
-        print(f"msport: error: --{problem.key}: {problem.message}", file=sys.stderr)
+        print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
     missing = [display_name(p) for p in paths if not os.path.lexists(p)]
     if missing and not settings.problems:
         print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
@@ -161,9 +179,10 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     configuration file's, a directory that could not be listed). Each problem is printed once,
     however many files it governs; what the walk skipped is printed too."""
     reported, noticed = set(), set()
+    base = environment_settings()
 
     def governing(path: Path) -> Settings:
-        settings, _ = settings_for(Path(os.path.abspath(path)), known_codes=known)
+        settings, _ = settings_for(Path(os.path.abspath(path)), base, known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
         # The user's rule files are read here, once per set, before any worker starts.

@@ -20,7 +20,7 @@ from typing import List, Sequence
 
 from ..analysis.fixes import fix_all
 from ..regular_files import FileTooLarge, read_regular_file
-from .files import SourceFile
+from .files import SourceFile, read_source
 
 #: Suffix of the temporary files; a run killed mid-write may leave one behind (never a .py file,
 #: so never checked or imported), next to a file that is intact.
@@ -48,27 +48,45 @@ def fix_file(path: Path, source: SourceFile, analyzer, settings, display: str, u
     ]
     if not outcome.changed:
         return result
-    count = len(outcome.applied)
+    problem = _write_back(path, source, outcome.text, roots)
+    if problem:
+        return _not_written(result, display, problem)
+    result.text, result.applied = outcome.text, len(outcome.applied)
+    return result
+
+
+def write_fixed(path: Path, new_text: str) -> str:
+    """Write *new_text* over the file at *path* as --fix does (its encoding and BOM, atomically,
+    only if unchanged since read here); what went wrong, or "" when it was written."""
+    try:
+        source = read_source(path, 2**62)
+    except OSError as exc:
+        return f"fixes not written: {exc.strerror or exc}"
+    problem = _write_back(path, source, new_text, (os.path.dirname(os.path.realpath(path)),))
+    return f"fixes not written: {problem}" if problem else ""
+
+
+def _write_back(path: Path, source: SourceFile, text: str, roots: Sequence[str]) -> str:
+    """Replace the file *source* was read from by *text*; why it was not, or ""."""
     bom = source.data.startswith(b"\xef\xbb\xbf")
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
     try:
-        encoded = outcome.text.encode(encoding)
+        encoded = text.encode(encoding)
     except UnicodeEncodeError:
-        return _not_written(result, display, f"the result cannot be encoded as {source.encoding}")
+        return f"the result cannot be encoded as {source.encoding}"
     data = (b"\xef\xbb\xbf" if bom and not encoded.startswith(b"\xef\xbb\xbf") else b"") + encoded
     target = os.path.realpath(path)
     if not any(_inside(target, root) for root in roots):
-        return _not_written(result, display, f"it is a symbolic link to {target}, outside the project ({', '.join(roots)}); msport writes only inside it")
+        return f"it is a symbolic link to {target}, outside the project ({', '.join(roots)}); msport writes only inside it"
     try:
         write_if_unchanged(target, source.data, data)
     except ChangedMeanwhile:
-        return _not_written(result, display, "it changed on disk after msport read it (an edit saved meanwhile?); run msport again to fix the new text")
+        return "it changed on disk after msport read it (an edit saved meanwhile?); run msport again to fix the new text"
     except HardLinked as exc:
-        return _not_written(result, display, f"it has {exc.links} hard links, which would keep the old text if msport replaced it")
+        return f"it has {exc.links} hard links, which would keep the old text if msport replaced it"
     except OSError as exc:
-        return _not_written(result, display, f"{exc.strerror or exc}")
-    result.text, result.applied = outcome.text, count
-    return result
+        return f"{exc.strerror or exc}"
+    return ""
 
 
 def _not_written(result: FixOutcome, display: str, why: str) -> FixOutcome:

@@ -40,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     # vscode-languageclient appends --stdio for the stdio transport; it is the default anyway.
     serve.add_argument("--stdio", action="store_true", help="use standard input and output (the default)")
 
+    commands.add_parser("mcp", help="serve check, explain and fix to coding agents over the Model Context Protocol (stdio)")
+
     rules = commands.add_parser("rules", help="list every rule code")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -87,6 +89,7 @@ def _jobs_or_default(args: argparse.Namespace) -> int:
 
 def _add_setting_flags(parser: argparse.ArgumentParser, checks: bool = True) -> None:
     parser.add_argument("--target-version", metavar="V", help="MindSpore version to port to (2.2 ... 2.10; default 2.10)")
+    parser.add_argument("--lang", dest="language", metavar="LANG", help="language of msport's texts: en or zh-CN (default: from LC_ALL, LC_MESSAGES or LANG)")
     parser.add_argument("--backend", metavar="B", help="ascend, gpu or cpu (default ascend)")
     if checks:
         parser.add_argument("--mode", metavar="M", help="graph or pynative (default graph)")
@@ -100,7 +103,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser, checks: bool = True) -> 
 
 
 def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
-    names = ("target_version", "backend", "mode", "jit_level", "select", "ignore", "extend_rules")
+    names = ("target_version", "backend", "mode", "jit_level", "select", "ignore", "extend_rules", "language")
     return {name.replace("_", "-"): getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
@@ -127,6 +130,8 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
         from ..lsp.server import run
 
         return run(args.tcp)
+    if args.command == "mcp":
+        return _mcp()
     if args.command == "rules":
         from .rules import print_rules
 
@@ -144,6 +149,20 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
         return report(args.paths, args.format, args.output, _flag_values(args), args.source_url, _jobs_or_default(args))
     return check(args)
+
+
+def _mcp() -> int:
+    if sys.version_info < (3, 10):
+        print("msport: error: msport mcp needs Python 3.10 or newer (the MCP SDK does); this is "
+              f"Python {sys.version_info[0]}.{sys.version_info[1]}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        from ..mcp.server import run
+    except ImportError as exc:
+        print(f"msport: error: msport mcp needs the MCP SDK ({exc}); install it with: python -m pip install 'msport[mcp]'",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return run()
 
 
 def check(args: argparse.Namespace) -> int:
@@ -164,7 +183,8 @@ def check(args: argparse.Namespace) -> int:
     if args.unsafe_fixes and not args.fix:
         print("msport: error: --unsafe-fixes applies fixes only together with --fix", file=sys.stderr)
         return EXIT_ERROR
-    if command_line_settings(args.paths, flags, known) is None:
+    settings = command_line_settings(args.paths, flags, known)
+    if settings is None:
         return EXIT_ERROR
     if args.show_settings:
         from .show_settings import show_settings
@@ -211,9 +231,10 @@ def check(args: argparse.Namespace) -> int:
     files_checked = len(results)
     if args.format == "text":
         body = "\n".join(format_text(results)) if not stream else ""
-        body = (body + "\n" if body else "") + summary(results, files_checked)
-        if args.fix:
-            body += f" Applied {fixed_count} fix{'es' * (fixed_count != 1)}."
+        # Said in the language of the first file's settings (all files share it unless a
+        # pyproject.toml below the others sets another).
+        language = files[0][1].language if files else settings.language
+        body = (body + "\n" if body else "") + summary(results, files_checked, language, fixed_count if args.fix else None)
     elif args.format == "json":
         body = format_json(results)
     else:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .. import __version__
 from ..analysis.findings import Finding, Fix
+from ..knowledge.messages import DEFAULT_LANGUAGE, listing, message, sentences
 from ..knowledge.model import CodeInfo
 
 RULES_URL = "https://github.com/msport-dev/msport/blob/main/docs/rules/{code}.md"
@@ -42,6 +43,7 @@ def fix_dict(fix: Fix) -> Dict:
     return {
         "title": fix.title,
         "safety": fix.safety.value,
+        "reason": fix.reason,
         "edits": [
             {
                 "line": e.span.start_line + 1,
@@ -61,22 +63,31 @@ def format_text(results: Iterable[FileFindings]) -> Iterable[str]:
             yield f"{path}:{f.span.start_line + 1}:{f.span.start_col + 1}: {f.code} {f.message}"
 
 
-def summary(results: Sequence[FileFindings], files_checked: int) -> str:
+def summary(results: Sequence[FileFindings], files_checked: int, language: str = DEFAULT_LANGUAGE, fixes_applied: Optional[int] = None,
+            fixable_key: str = "cli.summary.fixable") -> str:
+    """The closing line of ``msport check``'s text output, in *language* (rules/messages/cli.toml);
+    *fixes_applied* is said when ``--fix`` ran; *fixable_key* says where the fixes are."""
+    def count(key: str, n: int) -> str:
+        return message(key, language, count=n)
+
     total = sum(len(findings) for _, findings in results)
+    files = count("count.files", files_checked)
     if not total:
-        return f"No findings in {files_checked} file{'s' * (files_checked != 1)}."
-    by_severity = Counter(f.severity.value for _, fs in results for f in fs)
-    by_code = Counter(f.code for _, fs in results for f in fs)
-    with_findings = sum(1 for _, fs in results if fs)
-    severities = ", ".join(f"{n} {s}{'s' * (n != 1 and s != 'info')}" for s, n in sorted(by_severity.items(), key=lambda kv: ["error", "warning", "info", "hint"].index(kv[0])))
-    codes = ", ".join(f"{code} x{n}" for code, n in sorted(by_code.items()))
-    fixable = sum(1 for _, fs in results for f in fs if f.fixes)
-    text = (
-        f"Found {total} finding{'s' * (total != 1)} ({severities}) in {with_findings} of {files_checked} "
-        f"file{'s' * (files_checked != 1)}: {codes}."
-    )
-    if fixable:
-        text += f" {fixable} have a fix (see --format json)."
+        text = message("cli.summary.clean", language, files=files)
+    else:
+        by_severity = Counter(f.severity.value for _, fs in results for f in fs)
+        by_code = Counter(f.code for _, fs in results for f in fs)
+        severities = listing([count(f"count.{s}", by_severity[s]) for s in ("error", "warning", "info", "hint") if by_severity[s]], language)
+        text = message(
+            "cli.summary.found", language, findings=count("count.findings", total), severities=severities,
+            with_findings=sum(1 for _, fs in results if fs), files=files,
+            codes=listing([f"{code} x{n}" for code, n in sorted(by_code.items())], language),
+        )
+        fixable = sum(1 for _, fs in results for f in fs if f.fixes)
+        if fixable:
+            text = sentences([text, count(fixable_key, fixable)], language)
+    if fixes_applied is not None:
+        text = sentences([text, message("cli.summary.applied", language, fixes=count("count.fixes", fixes_applied))], language)
     return text
 
 

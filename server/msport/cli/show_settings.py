@@ -9,13 +9,14 @@ from typing import Dict, Sequence
 
 from ..analysis.setting_notices import setting_notices
 from ..config import settings_for
+from .files import environment_settings
 
 
 def show_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> int:
     """Print the settings of every path; exit status 2 when a configuration file has a problem."""
     problems = False
     for index, path in enumerate(paths):
-        settings, pyproject = settings_for(path.resolve(), known_codes=known)
+        settings, pyproject = settings_for(path.resolve(), environment_settings(), known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
         where = f"{pyproject} ([tool.msport])" if pyproject else "no pyproject.toml above it: msport's defaults"

@@ -39,10 +39,42 @@ class Change:
 
 
 class ApiHistory:
-    def __init__(self, snapshots: Sequence[Snapshot]):
+    def __init__(self, snapshots: Sequence[Snapshot], overloads: Optional[Dict[Tuple[str, Version], Dict[str, Tuple[str, ...]]]] = None):
         self._by_package: Dict[str, List[Snapshot]] = {}
         for snap in sorted(snapshots, key=lambda s: s.version):
             self._by_package.setdefault(snap.package, []).append(snap)
+        #: (package, version) -> API -> its signatures as its docstring states them, for the
+        #: APIs with several (tools/snapshot_overloads.py).
+        self._overloads = overloads or {}
+        self._short_names: Dict[Tuple[str, Version], Dict[str, List[str]]] = {}
+
+    def same_short_name(self, package: str, short: str, version: Version) -> List[str]:
+        """The APIs (not modules or constants) of *package*'s snapshot of *version* whose last
+        name is *short*, sorted."""
+        snap = next((s for s in self.snapshots(package) if s.version == version), None)
+        if snap is None:
+            return []
+        index = self._short_names.get((package, version))
+        if index is None:
+            index = {}
+            for name, (kind, _) in snap.apis.items():
+                if kind not in ("module", "constant"):
+                    index.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+            self._short_names[(package, version)] = index
+        return sorted(index.get(short, ()))
+
+    def overloads(self, name: str, version: Optional[Version] = None) -> Optional[Tuple[Version, Tuple[str, ...]]]:
+        """(release, signatures) of an API with several signatures: those of *version* when
+        msport read that release's docstrings, else of the newest release it read."""
+        package = _package(name)
+        read = sorted((v for p, v in self._overloads if p == package), reverse=True)
+        if version in read:
+            read = [version]
+        for release in read:
+            found = self._overloads[(package, release)].get(name)
+            if found:
+                return release, found
+        return None
 
     def snapshots(self, package: str) -> Sequence[Snapshot]:
         return self._by_package.get(package, ())
@@ -98,14 +130,23 @@ def _version(label: str) -> Version:
 def load_history(directory: Optional[Path] = None) -> ApiHistory:
     directory = (directory or rules_dir()) / "snapshots"
     snapshots = []
+    overloads: Dict[Tuple[str, Version], Dict[str, Tuple[str, ...]]] = {}
+    for path in sorted(directory.glob("overloads-*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            overloads[(data["package"], _version(data["version"]))] = {name: tuple(sigs) for name, sigs in data["overloads"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # the cards then show the snapshot's one signature
     for path in sorted(directory.glob("*.json")):
+        if path.name.startswith("overloads-"):
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             apis = {name: (value[0], tuple(value[1]) if value[1] is not None else None) for name, value in data["apis"].items()}
             snapshots.append(Snapshot(data["package"], _version(data["version"]), data["version"], apis, frozenset(data.get("modules", {}))))
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             continue  # a damaged snapshot only costs the cards their version lines
-    return ApiHistory(snapshots)
+    return ApiHistory(snapshots, overloads)
 
 
 default_history = load_once(load_history)

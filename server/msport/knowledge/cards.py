@@ -3,14 +3,21 @@
 Every line is a lookup in the rule data (rules/api, rules/codes) and in the snapshots of the
 real packages (rules/snapshots): nothing is inferred. The text stays ASCII and its tables are
 padded, so the same Markdown reads well in a hover popup and in a plain terminal.
+
+A card opens with what to do (use this target, mind this difference, port it this way), then
+the facts behind it. In the editor a card is cut to ``HOVER_LIMIT`` characters by leaving out
+its least needed blocks (the provenance, the table of targets, the version history), and then
+says where the rest is; ``msport explain`` prints it whole.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence
 
 from .api_history import ApiHistory, default_history
 from .index import KnowledgeBase
+from .messages import DEFAULT_LANGUAGE, message
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
 from .support_cards import support_blocks
 
@@ -24,6 +31,35 @@ _STATUS_TEXT = {
     "missing": "no counterpart",
 }
 SEPARATOR = "\n\n---\n\n"
+#: Characters of Markdown a hover card may take; past it the least needed blocks are left out.
+HOVER_LIMIT = 1400
+
+
+@dataclass(frozen=True)
+class Block:
+    """One paragraph of a card; *optional* ones are left out first when a card must be cut."""
+
+    text: str
+    optional: bool = False
+
+
+def _fit(blocks: Sequence[Block], limit: Optional[int], more: str) -> str:
+    """The blocks joined, within *limit* characters when one is given: every required block,
+    then the optional ones, in the card's order, as long as they fit; *more* (where the rest
+    is) replaces what was left out. The last block (the links) always closes the card."""
+    texts = [b.text for b in blocks if b.text]
+    if limit is None or len("\n\n".join(texts)) <= limit:
+        return "\n\n".join(texts)
+    *body, links = [b for b in blocks if b.text]
+    size = sum(len(b.text) + 2 for b in body if not b.optional) + len(links.text) + len(more) + 2
+    kept: List[str] = []
+    for block in body:
+        if block.optional:
+            if size + len(block.text) + 2 > limit:
+                continue
+            size += len(block.text) + 2
+        kept.append(block.text)
+    return "\n\n".join([*kept, more, links.text])
 
 
 def _v(version: Version) -> str:
@@ -57,8 +93,18 @@ def _params(entry) -> str:
 
 
 def _signature(history: ApiHistory, name: str, version: Optional[Version], label: str) -> Optional[str]:
+    """How to call *name*: every overload its docstring states (rules/snapshots/overloads-*),
+    as written there, defaults included; else the snapshot's parameter names."""
     entry = history.entry(name, version) if version is not None else history.entry(name)
-    if entry is None or entry[0] in ("module", "constant") or entry[1] is None:
+    if entry is None or entry[0] in ("module", "constant"):
+        return None
+    overloads = history.overloads(name, version)
+    if overloads:
+        where, signatures = overloads
+        if version is not None and where != version:
+            label = label.replace(f" {_v(version)}", f" {_v(where)}")  # the release the docstring was read from
+        return f"{label} " + " or ".join(f"`{s}`" for s in signatures)
+    if entry[1] is None:
         return None
     short = name.rsplit(".", 1)[-1]
     return f"{label} `{short}({_params(entry)})`"
@@ -133,48 +179,79 @@ def _links(verdict_diff: Optional[str], code: str) -> str:
     return " | ".join(links)
 
 
-def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend: str, spelled: Optional[str]) -> str:
+def _action(verdict: Verdict, version: Version, backend: str, said: Sequence[str] = ()) -> str:
+    """The card's first paragraph: the verdict here and what to do about it. A note that one of
+    *said* (the diagnostics the editor shows above the card) already says is not repeated."""
+    status = f"**{verdict.status.capitalize()}** in {_where(version, backend)}"
+    note = _sentence(verdict.note) if verdict.note else ""
+    if note and any(verdict.note.strip().rstrip(".") in message for message in said):
+        note = "What differs is said above." if verdict.status == "divergent" else ""
+    if verdict.status == "equivalent":
+        return f"{status}: use `{verdict.mindspore}`; the port is a rename." + (f" {note}" if note else "")
+    if verdict.status == "divergent":
+        return f"{status}: use `{verdict.mindspore}` with care. {note or 'The official differences page says what differs.'}"
+    if verdict.available_elsewhere:
+        text = f"{status}: it exists as {verdict.available_elsewhere}; change target-version or backend, or port it with the APIs this release has."
+        return text + (f" {note}" if note else "")
+    return f"{status}: {note}" if note else f"{status}: no counterpart."
+
+
+def _same_name_elsewhere(history: ApiHistory, torch_name: str, version: Version) -> Optional[str]:
+    """MindSpore APIs of the release that share the torch API's last name (a lookup in its
+    snapshot): where to look first when the tables list no counterpart."""
+    found = history.same_short_name("mindspore", torch_name.rsplit(".", 1)[-1], version)
+    if not found:
+        return None
+    shown = ", ".join(f"`{n}`" for n in found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+    return f"**Same name in MindSpore {_v(version)}:** {shown} (not judged equivalent: check what each computes)."
+
+
+def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend: str, spelled: Optional[str],
+                limit: Optional[int] = None, said: Sequence[str] = ()) -> str:
     name = verdict.torch
     target = f"**`{verdict.mindspore}`**" if verdict.mindspore else "no MindSpore counterpart"
     title = f"**`{name}`** -> {target}"
     if spelled and spelled != name and spelled != name.rsplit(".", 1)[-1]:
         title += f" (written `{spelled}` here)"
-    status = f"**{verdict.status.capitalize()}** in {_where(version, backend)}: {_STATUS_TEXT[verdict.status]}."
-    if verdict.rule.basis in _BASIS:
-        status += f" Source: {_BASIS[verdict.rule.basis]}."
-    blocks: List[str] = [title, status]
-    if verdict.rule.torch_removed:
-        blocks.append(f"**Not in the current torch release:** {_sentence(verdict.rule.torch_removed)}")
-    if verdict.note:
-        label = "What differs" if verdict.status == "divergent" else "Note"
-        blocks.append(f"**{label}:** {_sentence(verdict.note)}")
+    blocks: List[Block] = [Block(title), Block(_action(verdict, version, backend, said))]
     if verdict.consequence:
-        blocks.append(f"**Measured:** {_sentence(verdict.consequence)}")
+        blocks.append(Block(f"**Measured:** {_sentence(verdict.consequence)}"))
     renames = [f"`{t}` -> `{m}`" for t, m in verdict.renames if t != m]
     if renames:
-        blocks.append("**Parameters renamed:** " + ", ".join(renames))
-    if verdict.available_elsewhere:
-        blocks.append(f"**Available as:** {verdict.available_elsewhere}.")
+        blocks.append(Block("**Parameters renamed:** " + ", ".join(renames)))
+    if verdict.rule.torch_removed:
+        blocks.append(Block(f"**Not in the current torch release:** {_sentence(verdict.rule.torch_removed)}"))
+    if verdict.status == "missing" and not verdict.available_elsewhere:
+        same = _same_name_elsewhere(history, name, version)
+        if same:
+            blocks.append(Block(same))
     signatures = [s for s in (
         _signature(history, name, None, "PyTorch"),
         _signature(history, verdict.mindspore, version, f"MindSpore {_v(version)}") if verdict.mindspore else None,
     ) if s]
     if signatures:
-        blocks.append("**Signatures:** " + "; ".join(signatures))
+        blocks.append(Block("**Signatures:** " + "; ".join(signatures)))
     if verdict.mindspore and history.snapshot("mindspore", version) and history.entry(verdict.mindspore, version) is None:
-        blocks.append(f"**Check:** `{verdict.mindspore}` is not in msport's snapshot of MindSpore {_v(version)}.")
+        blocks.append(Block(f"**Check:** `{verdict.mindspore}` is not in msport's snapshot of MindSpore {_v(version)}."))
+    if verdict.rule.basis in _BASIS:
+        blocks.append(Block(f"**Source:** {_BASIS[verdict.rule.basis]}.", optional=True))
     table = _targets_table(verdict.rule)
     if table:
-        blocks.append("\n".join(table))
+        blocks.append(Block("\n".join(table), optional=True))
     others = _other_targets(verdict.rule, verdict.mindspore)
     if others:
-        blocks.append("**Other targets:**\n" + "\n".join(others))
+        blocks.append(Block("**Other targets:**\n" + "\n".join(others), optional=True))
     if verdict.mindspore:
         line = _versions_line(history, verdict.mindspore)
         if line:
-            blocks.append(line)
-    blocks.append(_links(verdict.diff, _CODES[verdict.status]))
-    return "\n\n".join(blocks)
+            blocks.append(Block(line, optional=True))
+    code = _CODES[verdict.status]
+    blocks.append(Block(_links(verdict.diff, code)))
+    return _fit(blocks, limit, _more(name))
+
+
+def _more(name: str, language: str = DEFAULT_LANGUAGE) -> str:
+    return message("card.more", language, name=name)
 
 
 def _mindspore_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, rules: Sequence[ApiRule], version: Version, backend: str) -> Optional[str]:
@@ -250,11 +327,15 @@ def api_card(
     backend: str,
     history: Optional[ApiHistory] = None,
     spelled: Optional[str] = None,
+    limit: Optional[int] = None,
+    said: Sequence[str] = (),
 ) -> Optional[str]:
     """A card for a torch API (its verdict) or a MindSpore API (the torch APIs mapping to it).
 
     None for names that are not APIs of either package (modules included). *spelled* is how
-    the code writes the name (an alias such as ``msel``), shown when it differs.
+    the code writes the name (an alias such as ``msel``), shown when it differs. *limit*: at
+    most that many characters (HOVER_LIMIT in the editor), else the whole card. *said*: the
+    messages the editor shows above the card (VS Code puts the diagnostics there), not repeated.
     """
     history = history if history is not None else default_history()
     return _with_support(_api_card(knowledge, history, name, version, backend, spelled), knowledge, name, version, backend)
@@ -263,7 +344,7 @@ def api_card(
 def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str, spelled: Optional[str]) -> Optional[str]:
     verdict = knowledge.verdict(name, version, backend)
     if verdict is not None:
-        return _torch_card(history, verdict, version, backend, spelled)
+        return _torch_card(history, verdict, version, backend, spelled, limit, said)
     framework = knowledge.tensors.framework_of(name)
     if framework == "mindspore":
         rules = knowledge.torch_rules_for(name)
@@ -297,26 +378,36 @@ def code_card(info: CodeInfo) -> str:
     return "\n\n".join(blocks)
 
 
-def finding_card(knowledge: KnowledgeBase, finding) -> str:
-    """One finding under the cursor (e.g. a dynamic-shape one): its message, then the rule's
-    why and fix from rules/codes, so the card explains why the shape depends on data and what
-    the static alternative is."""
+def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None, with_message: bool = True) -> str:
+    """One finding under the cursor (e.g. a dynamic-shape one): what to do first (the static
+    alternative or fix), then the message and where its values come from, then the rule's why
+    when the message does not explain it already.
+
+    Messages of some families end with the alternative fitted to this place ("Static
+    alternative: ...") after explaining the mechanism and its cost on MindSpore: for those the
+    alternative is moved to the top and the rule's general why and fix are left to the rule
+    page, so no paragraph is said twice. *with_message* false: the editor shows the message
+    above the card (VS Code's hover does), so the card leaves it out."""
     info: Optional[CodeInfo] = knowledge.codes.get(finding.code)
     name = f" {info.name}" if info else ""
-    blocks = [f"**{finding.code}{name}** ({finding.severity.value})", _sentence(finding.message)]
-    for related in finding.related:
-        blocks.append(f"- line {related.span.start_line + 1}: {related.message}")
-    if info is not None:
-        blocks.append(f"**Why it matters on MindSpore:** {_sentence(info.why)}")
-        label = "Static alternative" if info.category == "dynamic-shape" else "Fix"
-        # Messages of some families already end with the alternative fitted to this place.
-        if info.fix and f"{label}:" not in finding.message:
-            blocks.append(f"**{label}:** {_sentence(info.fix)}")
-        if info.use_instead:
-            # What compiles instead, next to what was found (the rule page's pair).
-            blocks.append("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```")
-    blocks.append(f"[msport rule {finding.code}]({RULE_PAGE.format(code=finding.code)})")
-    return "\n\n".join(blocks)
+    label = "Static alternative" if info is not None and info.category == "dynamic-shape" else "Fix"
+    text, _, fitted = finding.message.partition(f" {label}: ")
+    blocks: List[Block] = [Block(f"**{finding.code}{name}** ({finding.severity.value})")]
+    if fitted:
+        blocks.append(Block(f"**{label}:** {_sentence(fitted)}"))
+    elif info is not None and info.fix:
+        blocks.append(Block(f"**{label}:** {_sentence(info.fix)}"))
+    if with_message:
+        blocks.append(Block(_sentence(text)))
+    if finding.related:
+        blocks.append(Block("\n".join(f"- line {r.span.start_line + 1}: {r.message}" for r in finding.related)))
+    if info is not None and not fitted:
+        blocks.append(Block(f"**Why it matters on MindSpore:** {_sentence(info.why)}", optional=True))
+    if info is not None and info.use_instead:
+        # What compiles instead, next to what was found (the rule page's pair).
+        blocks.append(Block("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```", optional=True))
+    blocks.append(Block(f"[msport rule {finding.code}]({RULE_PAGE.format(code=finding.code)})"))
+    return _fit(blocks, limit, _more(finding.code))
 
 
 def join_cards(cards: Iterable[Optional[str]]) -> Optional[str]:

@@ -19,7 +19,7 @@ from ..analysis.findings import Category, Finding, Span
 from ..analysis.lookup import NameAt, findings_at, name_at, public_name
 from ..analysis.settings import Settings
 from ..knowledge.api_history import ApiHistory, default_history
-from ..knowledge.cards import api_card, finding_card, join_cards
+from ..knowledge.cards import HOVER_LIMIT, api_card, finding_card, join_cards
 from ..knowledge.index import KnowledgeBase
 from . import jedi_fallback
 
@@ -27,13 +27,16 @@ from . import jedi_fallback
 _COVERED = {Category.MISSING_API, Category.DIVERGENT_API, Category.EQUIVALENT_API, Category.SYNTAX_ERROR, Category.CONFIG}
 
 
-def _local_cards(knowledge: KnowledgeBase, result: AnalysisResult, settings: Settings, line: int, col: int) -> Tuple[Optional[str], Optional[Span], Optional[NameAt]]:
+def _local_cards(knowledge: KnowledgeBase, result: AnalysisResult, settings: Settings, line: int, col: int,
+                 diagnostics_shown: bool) -> Tuple[Optional[str], Optional[Span], Optional[NameAt]]:
     found = name_at(result, knowledge, line, col)
-    findings: List[Finding] = [f for f in findings_at(result, line, col) if f.category not in _COVERED]
+    here = findings_at(result, line, col)
+    findings: List[Finding] = [f for f in here if f.category not in _COVERED]
+    said = [f.message for f in here] if diagnostics_shown else []
     api = None
     if found is not None and found.qualified:
-        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled)
-    text = join_cards([*(finding_card(knowledge, f) for f in findings), api])
+        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled, limit=HOVER_LIMIT, said=said)
+    text = join_cards([*(finding_card(knowledge, f, HOVER_LIMIT, with_message=not diagnostics_shown) for f in findings), api])
     span = found.span if found is not None and api else (findings[0].span if findings else None)
     return text, span, found
 
@@ -57,9 +60,12 @@ async def hover_text(
     col: int,
     path: Optional[str],
     roots: Sequence[str],
+    diagnostics_shown: bool = False,
 ) -> Tuple[Optional[str], Optional[Span]]:
-    """(Markdown, span it is about) for the position, or (None, None)."""
-    text, span, found = _local_cards(knowledge, result, settings, line, col)
+    """(Markdown, span it is about) for the position, or (None, None). *diagnostics_shown*: the
+    editor shows the diagnostics under the cursor above the hover (VS Code does), so the cards
+    do not repeat their messages."""
+    text, span, found = _local_cards(knowledge, result, settings, line, col, diagnostics_shown)
     if text or found is None or not found.foreign:
         return text, span
     if not jedi_fallback.is_project_module(found.foreign, path, roots):
@@ -74,7 +80,7 @@ async def hover_text(
             public = public_name(full_name, module_name, known)
             if public is None:
                 continue
-            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled)
+            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled, limit=HOVER_LIMIT)
             if card:
                 source = found.foreign if found.foreign != "*" else "a star import"
                 note = f"_`{found.spelled}` comes from `{source}`; msport followed the import with jedi._"

@@ -85,6 +85,11 @@ class MsportServer(LanguageServer):
         #: replace (not extend) the previous answer, so a setting removed in the editor goes away.
         self.initial_settings: Dict[str, Any] = {}
         self.pull = False
+        #: The editor's display language (``initialize``'s locale, e.g. "zh-cn"): the language of
+        #: msport's texts unless a setting names one.
+        self.locale: Optional[str] = None
+        #: Whether the editor's hover shows the diagnostics under the cursor above msport's cards.
+        self.hover_shows_diagnostics = False
         self._config_ready: Optional[asyncio.Event] = None
         self._shown: set = set()
         #: The event loop and its thread, once serving (messages from other threads go through it).
@@ -228,15 +233,25 @@ class MsportServer(LanguageServer):
 
         known = self.analyzer.knowledge.codes
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        settings = Settings()
+        settings = self.base_settings()
         if path:
-            settings, _ = settings_for(Path(path), known_codes=known)
+            settings, _ = settings_for(Path(path), settings, known_codes=known)
         if self.editor_settings:
             # Relative paths in editor settings (extendRules) are the workspace folder's.
             settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
         for problem in (*settings.problems, *setting_notices(settings)):
             self._show_once(str(problem), types.MessageType.Warning)
         return settings
+
+    def base_settings(self) -> Settings:
+        """msport's defaults, in the editor's display language when msport speaks it."""
+        from ..analysis.settings import Settings
+        from ..knowledge.messages import language_of
+
+        language = language_of(self.locale)
+        if language is None:
+            return Settings()
+        return Settings().merged({"language": language}, f"editor display language ({self.locale})")
 
     def _show_once(self, message: str, kind: types.MessageType) -> None:
         """Log and show *message*, the first time only; callable from any thread (the analysis
@@ -404,6 +419,9 @@ server = MsportServer()
 @server.feature(types.INITIALIZE)
 def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
     options = params.initialization_options
+    if isinstance(options, dict) and isinstance(options.get("client"), dict):
+        # msport's own VS Code extension says what its editor shows (see hover.py).
+        ls.hover_shows_diagnostics = options["client"].get("hoverShowsDiagnostics") is True
     if isinstance(options, dict):
         # Accepted shapes: {"settings": {...}} (the VS Code template), {"msport": {...}}
         # (Helix and others send the section), or the settings themselves.
@@ -415,6 +433,7 @@ def initialize(ls: MsportServer, params: types.InitializeParams) -> None:
         ls.editor_settings = dict(options)
     text_caps = params.capabilities.text_document
     ls.pull = bool(text_caps and text_caps.diagnostic)
+    ls.locale = params.locale
 
 
 def _import_the_rest() -> None:
@@ -534,11 +553,18 @@ async def diagnostic(ls: MsportServer, params: types.DocumentDiagnosticParams):
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=True))
 async def code_action(ls: MsportServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
     from .code_actions import code_actions
 
     return await code_actions(ls, params)
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def code_action_resolve(ls: MsportServer, params: types.CodeAction) -> types.CodeAction:
+    from .code_actions import resolve_code_action
+
+    return await resolve_code_action(ls, params)
 
 
 def _uri_param(params: Any) -> Any:
@@ -593,7 +619,8 @@ async def hover(ls: MsportServer, params: types.HoverParams) -> Optional[types.H
     line = params.position.line
     col = from_encoding(source.line(line), params.position.character, ls.encoding)
     path = to_fs_path(uri) if uri.startswith("file:") else None
-    text, span = await hover_text(analysis.knowledge, analysis.result, analysis.settings, line, col, path, ls.scanner.roots())
+    text, span = await hover_text(analysis.knowledge, analysis.result, analysis.settings, line, col, path,
+                                  ls.scanner.roots(), ls.hover_shows_diagnostics)
     if text is None:
         return None
     return types.Hover(

@@ -4,10 +4,9 @@
 // the recorded JSON are made by tests/e2e/test_editors.py, which knows what msport should report.
 //
 // usage: node vscode_e2e.js  (configuration in E2E_* environment variables, see CONFIG below)
-const { chromium } = require('playwright-core');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
+const { launch, installMarks, marks } = require('./browser');
 
 const env = (name, fallback) => {
   const value = process.env[name] ?? fallback;
@@ -36,7 +35,6 @@ const CONFIG = {
   problemsAfterIgnore: env('E2E_PROBLEMS_AFTER_IGNORE').split(';'),
   pyproject: env('E2E_PYPROJECT'),       // [tool.msport] written into the folder after that
   problemsAfterPyproject: env('E2E_PROBLEMS_AFTER_PYPROJECT').split(';'),
-  chromium: env('E2E_CHROMIUM', '/usr/bin/chromium'),
 };
 fs.mkdirSync(CONFIG.out, { recursive: true });
 
@@ -104,17 +102,39 @@ async function pick(page, label, last = true) {
   if (last) await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
 }
 
+/**
+ * Go to "line:col" with Ctrl+G. The quick input closes whenever the focus moves (it is not
+ * `ignoreFocusOut`): a toast, the Output panel of a restarting server or a settings reload can
+ * take the focus between Ctrl+G and typing. So each attempt checks what happened, and a closed
+ * input, or a cursor that did not arrive, is retried from the start.
+ */
 async function gotoPosition(page, at) {
-  await page.keyboard.press('Control+G');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
-  await input.fill(`:${at}`);
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
-  // Wait until the cursor is there (the status bar's "Ln, Col"), or Ctrl+. may ask too early.
   const [line, col] = at.split(':');
-  await page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${col}` })
-    .waitFor({ state: 'visible', timeout: 10000 });
+  const cursor = page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${col}` });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('Control+G');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`:${at}`, { timeout: 2000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 5000 });
+      // The cursor is there (the status bar's "Ln, Col"), or Ctrl+. may ask too early.
+      await cursor.waitFor({ state: 'visible', timeout: 5000 });
+      return;
+    } catch (e) {
+      // What had the focus instead, to name the cause in the results (vscode.json).
+      const focus = await page.evaluate(() => {
+        const el = document.activeElement;
+        const toasts = [...document.querySelectorAll('.notification-toast')].map((t) => t.innerText.slice(0, 80));
+        return `${el ? el.tagName + '.' + String(el.className).slice(0, 60) : 'nothing'}; toasts: ${JSON.stringify(toasts)}`;
+      }).catch(() => 'unknown');
+      (result.goto_failures ||= []).push(`${at} attempt ${attempt}: ${String(e.message).split('\n')[0]}; focus: ${focus}`);
+      if (attempt === 4) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(300 * attempt);
+    }
+  }
 }
 
 /** Hover at a position with the keyboard (Ctrl+K Ctrl+I), return the hover's text. */
@@ -135,19 +155,13 @@ async function problemRows(page) {
 }
 
 (async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'msport-e2e-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CONFIG.chromium,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const ctx = await launch();
+  await installMarks(ctx);
   const watchdog = setTimeout(() => {
-    result.error = 'watchdog: the whole run took more than 240 s';
+    result.error = 'watchdog: the whole run took more than 280 s';
     fs.writeFileSync(path.join(CONFIG.out, 'vscode.json'), JSON.stringify(result, null, 2));
     process.exit(3);
-  }, 240000);
+  }, 280000);
   const page = ctx.pages()[0] || (await ctx.newPage());
   try {
     page.on('console', (m) => {
@@ -164,6 +178,9 @@ async function problemRows(page) {
     await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30000 });
     await page.waitForSelector('.monaco-editor .squiggly-warning', { timeout: 60000 });
     mark('squiggle');
+    // The window's first file: the extension activated with the window (workspaceContains), so
+    // its server may have been starting while the user looked for the file.
+    result.timing_open = await marks(page, 30000);
     // The item shows a check mark once the server runs (a spinner while it starts).
     await page.locator(`${STATUS} .codicon-check, ${STATUS} .codicon-warning`).first().waitFor({ timeout: 30000 });
     result.status_initial = await statusText(page);
@@ -203,18 +220,22 @@ async function problemRows(page) {
 
     // 4. quick fix: Ctrl+. on the finding, choose msport's action, save, read the file from disk
     await gotoPosition(page, CONFIG.fixAt);
-    // VS Code sometimes cancels the first code-action request right after the cursor moved
-    // (the log shows $/cancelRequest) and says "No code actions available": ask again then.
+    // The lightbulb VS Code shows for the quick fixes on the cursor's line: clicking it opens the
+    // menu people look in (the same one as Ctrl+.). VS Code sometimes cancels the code-action
+    // request right after the cursor moved (the log shows $/cancelRequest): ask again then.
     const menu = page.locator('.action-widget .monaco-list-row');
+    const bulb = page.locator('.monaco-editor .lightBulbWidget').first();
     for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Control+Period');
       try {
+        await bulb.waitFor({ state: 'visible', timeout: 5000 });
+        await bulb.click();
         await menu.first().waitFor({ state: 'visible', timeout: 5000 });
         result.quickfix_attempts = attempt;
         break;
       } catch (e) {
         if (attempt === 4) throw e;
         await page.keyboard.press('Escape');
+        await gotoPosition(page, CONFIG.fixAt);
         await page.waitForTimeout(500);
       }
     }
@@ -343,13 +364,37 @@ async function problemRows(page) {
     mark('report');
     await shot(page, 'report');
 
-    // 13. Show Effective Settings: a TOML tab with every setting and where its value was set
+    // 13. Show Effective Settings for the file: a TOML tab with every setting and where its value was set
+    await page.locator('.tabs-container .tab', { hasText: CONFIG.file }).first().click();
     await runCommand(page, 'msport: Show Effective Settings');
     const settingsText = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
     await waitFor(async () => (await settingsText.count()) > 0 && (await settingsText.innerText()).includes('[tool.msport]'), 30000, 'the effective settings');
     result.settings_lines = (await settingsText.innerText()).split('\n').map(clean);
-    mark('settings');
+    const settingsTab = page.locator('.tabs-container .tab.active');
+    result.settings_tab = clean(await settingsTab.innerText());
+    result.settings_tab_dirty = await settingsTab.evaluate((el) => el.classList.contains('dirty'));
+    // How VS Code marks a read-only editor: the "readonly" attribute of its input area.
+    result.settings_readonly = await page.locator('.editor-group-container.active .monaco-editor textarea').first()
+      .evaluate((el) => el.readOnly || el.getAttribute('aria-readonly') === 'true');
     await shot(page, 'settings');
+    // Typing changes nothing, and closing the tab asks nothing.
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.type('x');
+    await page.waitForTimeout(300);
+    result.settings_after_typing = (await settingsText.innerText()).split('\n').map(clean);
+    await page.keyboard.press('Control+W');
+    await page.waitForTimeout(800);
+    result.settings_close_dialog = await page.locator('.monaco-dialog-box').count() > 0;
+    mark('settings');
+
+    // 14. A fresh window on the same folder, its editor restored: the extension host, the
+    // server and the first analysis all start with it. Timed from the file's text showing to
+    // msport's first squiggle.
+    await page.locator('.tabs-container .tab', { hasText: CONFIG.file }).first().click();
+    await page.reload();
+    result.timing_reload = await marks(page);
+    mark('reload');
+    await shot(page, 'reload');
 
     result.ok = true;
   } catch (e) {
@@ -365,7 +410,6 @@ async function problemRows(page) {
     fs.writeFileSync(path.join(CONFIG.out, 'vscode.json'), JSON.stringify(result, null, 2));
     clearTimeout(watchdog);
     await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
     process.exit(result.ok ? 0 : 1);
   }
 })();

@@ -12,8 +12,15 @@ import sys
 LIBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
 
 if __name__ == "__main__":
+    # The extension starts this without probing the interpreter first (a second Python start
+    # on every server start); it probes only when the server does not come up.
+    if sys.version_info < (3, 9):
+        sys.stderr.write("msport: the server needs Python 3.9 or newer, and this is Python %d.%d (%s); "
+                         "set msport.interpreter to a newer one\n" % (sys.version_info[0], sys.version_info[1], sys.executable))
+        sys.exit(2)
     if not os.path.isdir(os.path.join(LIBS, "msport")):
-        sys.stderr.write(f"msport: the bundled server is missing from {LIBS}; reinstall the extension\n")
+        sys.stderr.write(f"msport: this extension was packaged without its server ({LIBS} is missing): install a release, "
+                         "or build it with 'npm ci && npm run package' in vscode-client/\n")
         sys.exit(2)
     sys.path.insert(0, LIBS)
     from msport.cli.main import main

@@ -40,7 +40,7 @@ export const DEFAULT_BACKEND = 'ascend';
 export const BACKEND_LABELS: Record<string, string> = { ascend: 'Ascend', gpu: 'GPU', cpu: 'CPU' };
 
 /** Settings the server reads through workspace/configuration: changing them needs no restart. */
-export const ANALYSIS_KEYS = ['targetVersion', 'backend', 'mode', 'jitLevel', 'select', 'ignore', 'severity', 'extendRules'] as const;
+export const ANALYSIS_KEYS = ['targetVersion', 'backend', 'mode', 'jitLevel', 'select', 'ignore', 'severity', 'extendRules', 'language'] as const;
 /** Settings that decide how the server process is started: changing them restarts it. */
 export const LAUNCH_KEYS = ['interpreter', 'importStrategy', 'path'] as const;
 /** Settings the extension reads for itself. */

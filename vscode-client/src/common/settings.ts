@@ -51,7 +51,8 @@ export function analysisSettings(inspect: Inspect): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const key of ANALYSIS_KEYS) {
         const value = explicitValue(inspect(key));
-        if (value !== undefined && value !== null) {
+        // language "auto" is the server's default: it follows the locale sent with initialize.
+        if (value !== undefined && value !== null && !(key === 'language' && value === 'auto')) {
             out[key] = value;
         }
     }

@@ -45,6 +45,11 @@ describe('analysisSettings', () => {
         );
         assert.deepEqual(settings, { targetVersion: '2.5', ignore: ['MS103'], severity: { MS102: 'error' } });
     });
+
+    it('leaves language "auto" to the server, which follows the display language sent with initialize', () => {
+        assert.deepEqual(analysisSettings(inspectFrom({ language: { defaultValue: 'auto', globalValue: 'auto' } })), {});
+        assert.deepEqual(analysisSettings(inspectFrom({ language: { defaultValue: 'auto', workspaceValue: 'zh-CN' } })), { language: 'zh-CN' });
+    });
 });
 
 describe('launchSettings', () => {

@@ -10,6 +10,7 @@ import ast
 from typing import Optional, Tuple
 
 from ...knowledge.callforms import default_callforms
+from ...knowledge.messages import message
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
 from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
@@ -61,7 +62,8 @@ class ApiMappingCheck(Check):
         if node.name == "forward" and self._in_torch_layer(node):
             span = self._def_name_span(node)
             if span is not None:
-                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),))
+                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),),
+                             reason=message("unsafe.forward_to_construct", self.settings.language))
                 self._report("torch.nn.Module.forward", node, span, is_method=False, fixes=(rename,))
         super().visit_FunctionDef(node)
 
@@ -360,14 +362,16 @@ class ApiMappingCheck(Check):
             spelled, imports = self._spelling(verdict.mindspore)
             if spelled is None:
                 return ()
-            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports),)
+            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports,
+                        reason=message("unsafe.subclass_cell", self.settings.language)),)
         if verdict.status != "equivalent" or not verdict.mindspore:
             return ()
         if is_method:
             if not verdict.mindspore.startswith("mindspore.Tensor."):
                 return ()
             new_name = verdict.mindspore.rsplit(".", 1)[1]
-            return (Fix(f"Rename to .{new_name}()", Safety.UNSAFE, (Edit(span, new_name),)),)
+            return (Fix(f"Rename to .{new_name}()", Safety.UNSAFE, (Edit(span, new_name),),
+                        reason=message("unsafe.method_rename", self.settings.language)),)
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:
             return ()

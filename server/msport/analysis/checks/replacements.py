@@ -19,8 +19,10 @@ and their definition removed; ``tests/equivalence/`` runs every form on the real
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ...knowledge.messages import message
 from ...knowledge.replacements import ReplacedApi, default_replacements
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from ..names import TensorValue
@@ -335,6 +337,7 @@ class ReplacementsCheck(Check):
         text += self._why_not_direct(api)
         if fix.safety == Safety.UNSAFE:
             text += " " + _UNSAFE[api.builder]
+            fix = replace(fix, reason=message(_UNSAFE_REASON[api.builder], self.settings.language))
         self.findings.append(Finding(
             code=api.code,
             category=Category.REPLACEMENT,
@@ -357,6 +360,8 @@ _UNSAFE = {
     "reshape": "The fix is unsafe: torch's squeeze leaves a dimension that is not of size 1 unchanged, where the reshape raises.",
     "sort-to-topk": "The fix is unsafe because the indices are read: among equal values TopK may order them differently, and MindSpore's TopK returns int32 indices.",
 }
+#: The same, as the fix's reason (rules/messages/fixes.toml).
+_UNSAFE_REASON = {"reshape": "unsafe.squeeze_reshape", "sort-to-topk": "unsafe.sort_topk_indices"}
 
 
 # -- AST helpers ---------------------------------------------------------------------
