@@ -161,7 +161,7 @@ async def test_effective_settings_say_where_each_value_comes_from(neovim: Langua
     assert rows["ignore"] == {"key": "ignore", "value": '["MS103"]', "origin": "editor settings (msport.*)"}
     assert rows["target-version"] == {"key": "target-version", "value": '"2.10"', "origin": "default"}
     assert rows["language"] == {"key": "language", "value": '"en"', "origin": "default"}  # no locale sent
-    assert len(rows) == 13
+    assert len(rows) == 14
 
 
 @pytest_lsp.fixture(config=SERVER)

@@ -105,7 +105,7 @@ def test_legacy_loss_keywords_become_reduction(analyze):
 def test_a_layer_inside_a_torch_container_gets_no_safe_fix(analyze):
     finding, _ = judged(analyze, "net = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n", "torch.nn.ReLU")
     assert "torch container" in finding.message
-    assert all(fix.safety == "unsafe" and "container" in fix.title for fix in finding.fixes)
+    assert all(fix.safety == "unsafe" and "container" in fix.reason for fix in finding.fixes)
 
 
 def test_conv_on_cpu_is_rewritten_for_nn_conv2d(analyze):

@@ -4,7 +4,7 @@ tools/prove_renames.py runs each rename (the torch call and msport's port) on th
 packages in several call shapes and records the calls it ran; a rename is safe for a call with
 as many positional arguments and the same keywords as one of them, and no unpacking. Other
 calls, and references that are not calls (``act = torch.relu``), keep the rename as an unsafe
-fix whose title says why.
+fix that says why.
 """
 
 from __future__ import annotations
@@ -12,26 +12,25 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional
 
-from ..knowledge.callforms import default_callforms
+from ..knowledge.messages import DEFAULT_LANGUAGE, message
 from ..knowledge.proven import covered, proven_shapes, shape_of
-from .call_forms import render
 from .parents import called_by
 
 
-def call_safety(tree: ast.AST, node: ast.AST, torch: str, mindspore: Optional[str], ignore: Iterable[str] = ()) -> Optional[str]:
+def call_safety(tree: ast.AST, node: ast.AST, torch: str, mindspore: Optional[str], ignore: Iterable[str] = (),
+                language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """None when renaming the torch API referenced at *node* (in *tree*) to *mindspore* was
-    proven for this call; otherwise why not, for the fix's title. Keywords in *ignore* are
-    rewritten by a call form, whose own proof covers them."""
-    templates = default_callforms().messages
+    proven for this call; otherwise why not (Fix.reason, in *language*). Keywords in *ignore*
+    are rewritten by a call form, whose own proof covers them."""
     shapes = proven_shapes(torch, mindspore)
     call = called_by(tree, node)
     if not shapes:
-        return render(templates["reason_unproven"], target=mindspore or "")
+        return message("unsafe.rename_unproven", language, target=mindspore or "")
     if call is None:
-        return templates["reason_not_called"]
+        return message("unsafe.rename_reference", language)
     shape = shape_of(call)
     if shape is None:
-        return templates["reason_unpacked"]
+        return message("unsafe.rename_unpacked", language)
     ignored = set(ignore)
     positional, keywords, numbers = shape
     keywords = frozenset(k for k in keywords if k not in ignored)
@@ -41,8 +40,8 @@ def call_safety(tree: ast.AST, node: ast.AST, torch: str, mindspore: Optional[st
     if ignored and any(covered((positional - i, keywords, frozenset(n for n in numbers if n < positional - i)), shapes)
                        for i in range(1, len(ignored) + 1)):
         return None
-    proven = "; ".join(sorted({_shape_text(s) for s in shapes}))
-    return render(templates["reason_shape"], written=_shape_text((positional, keywords, numbers)), proven=proven)
+    proven = " or ".join(sorted({_shape_text(s) for s in shapes}))
+    return message("unsafe.rename_shape", language, written=_shape_text((positional, keywords, numbers)), proven=proven)
 
 
 def _shape_text(shape) -> str:

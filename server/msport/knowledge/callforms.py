@@ -41,8 +41,9 @@ SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 
 #: The templates every finding and fix title of MS101-MS103 is written from.
 MESSAGES = ("equivalent", "equivalent_note", "divergent", "divergent_measured", "missing", "missing_elsewhere",
-            "call", "call_divergent", "call_divergent_api", "call_rewritten", "fix_rename", "fix_rewrite", "fix_unsafe", "reason_unproven", "reason_not_called",
-            "reason_unpacked", "reason_shape", "reason_container", "reason_version", "reason_form_unproven")
+            "call", "call_divergent", "call_divergent_api", "call_rewritten", "fix_rename", "fix_rewrite", "reason_version",
+            "reason_form_unproven")
+#: Why-unsafe clauses shared with the other fixes are in the message catalogue (rules/messages/fixes.toml).
 _FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "message", "example", "title")
 
 

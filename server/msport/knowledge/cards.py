@@ -74,7 +74,7 @@ def _sentence(text: str) -> str:
     """Rule notes are written as clauses; a card shows them as sentences (code stays as is)."""
     text = text.strip().rstrip(".")
     first = text.split(" ", 1)[0]
-    if first.isalpha() and first.islower():
+    if first.isalpha() and first.islower() and first != "msport":  # the tool's name stays as it is spelled
         text = text[:1].upper() + text[1:]
     return text + "."
 
@@ -207,7 +207,7 @@ def _same_name_elsewhere(history: ApiHistory, torch_name: str, version: Version)
 
 
 def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend: str, spelled: Optional[str],
-                limit: Optional[int] = None, said: Sequence[str] = ()) -> str:
+                limit: Optional[int] = None, said: Sequence[str] = (), support: Sequence[str] = ()) -> str:
     name = verdict.torch
     target = f"**`{verdict.mindspore}`**" if verdict.mindspore else "no MindSpore counterpart"
     title = f"**`{name}`** -> {target}"
@@ -245,6 +245,8 @@ def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend
         line = _versions_line(history, verdict.mindspore)
         if line:
             blocks.append(Block(line, optional=True))
+    # Second-order and sparse support (support_cards.py): left out first when the card is cut.
+    blocks.extend(Block(text, optional=True) for text in support)
     code = _CODES[verdict.status]
     blocks.append(Block(_links(verdict.diff, code)))
     return _fit(blocks, limit, _more(name))
@@ -338,13 +340,18 @@ def api_card(
     messages the editor shows above the card (VS Code puts the diagnostics there), not repeated.
     """
     history = history if history is not None else default_history()
-    return _with_support(_api_card(knowledge, history, name, version, backend, spelled), knowledge, name, version, backend)
-
-
-def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str, spelled: Optional[str]) -> Optional[str]:
+    support = support_blocks(knowledge, name, version, backend)
     verdict = knowledge.verdict(name, version, backend)
     if verdict is not None:
-        return _torch_card(history, verdict, version, backend, spelled, limit, said)
+        return _torch_card(history, verdict, version, backend, spelled, limit, said, support)
+    card = _api_card(knowledge, history, name, version, backend)
+    if not support:
+        return card
+    return "\n\n".join(([card] if card else [f"**`{name}`**"]) + support)
+
+
+def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str) -> Optional[str]:
+    """The card of a name with no verdict: a MindSpore API, or a torch API msport does not judge."""
     framework = knowledge.tensors.framework_of(name)
     if framework == "mindspore":
         rules = knowledge.torch_rules_for(name)
@@ -354,14 +361,6 @@ def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version:
     if framework == "torch":
         return _unjudged_card(history, name, version)
     return None
-
-
-def _with_support(card: Optional[str], knowledge: KnowledgeBase, name: str, version: Version, backend: str) -> Optional[str]:
-    """The card with the API's second-order and sparse support (support_cards.py) appended."""
-    blocks = support_blocks(knowledge, name, version, backend)
-    if not blocks:
-        return card
-    return "\n\n".join(([card] if card else [f"**`{name}`**"]) + blocks)
 
 
 def code_card(info: CodeInfo) -> str:
@@ -405,7 +404,7 @@ def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None,
         blocks.append(Block(f"**Why it matters on MindSpore:** {_sentence(info.why)}", optional=True))
     if info is not None and info.use_instead:
         # What compiles instead, next to what was found (the rule page's pair).
-        blocks.append(Block("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```", optional=True))
+        blocks.append(Block("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```"))
     blocks.append(Block(f"[msport rule {finding.code}]({RULE_PAGE.format(code=finding.code)})"))
     return _fit(blocks, limit, _more(finding.code))
 

@@ -68,8 +68,11 @@ def _sources(path: Optional[str], code: Optional[str]) -> List[Tuple[Optional[Pa
     if not root.exists():
         raise ToolError(f"no such file or directory: {path}")
     found = []
-    for file in python_files([root]):
-        text, _ = read_source(file)
+    for file in python_files([root]).files:
+        try:
+            text = read_source(file, settings(file, {}).max_file_size).text
+        except OSError as exc:
+            raise ToolError(f"{file}: cannot read: {exc.strerror or exc}")
         found.append((file, str(file), text))
     if not found:
         raise ToolError(f"no Python files under {path}")

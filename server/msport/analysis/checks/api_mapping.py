@@ -313,19 +313,17 @@ class ApiMappingCheck(Check):
         templates = self._templates
         title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=", ".join(titles))
         reason = self._unsafe_reason(node, verdict, call, target)
-        if reason:
-            title = render(templates["fix_unsafe"], title=title, reason=reason)
-        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, edits, imports),)
+        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, edits, imports, reason=reason or ""),)
 
     def _unsafe_reason(self, node: ast.AST, verdict: Verdict, call: CallVerdict, target: str) -> Optional[str]:
         templates = self._templates
         if any(f.condition("inside") for f in call.forms):
-            return templates["reason_container"]
+            return message("unsafe.torch_container", self.settings.language)
         if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
             return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
         forms = default_callforms()
         if call.retarget is None:
-            reason = call_safety(self.chunk.tree, node, verdict.torch, target, ignore=[m.keyword for m in call.matched if m.keyword])
+            reason = call_safety(self.chunk.tree, node, verdict.torch, target, [m.keyword for m in call.matched if m.keyword], self.settings.language)
             if reason and not self._call_run(node, verdict.torch, target, call):
                 return reason
         for form in call.forms:
@@ -375,14 +373,12 @@ class ApiMappingCheck(Check):
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:
             return ()
-        templates = self._templates
-        title = render(templates["fix_rename"], target=verdict.mindspore)
-        reason = call_safety(self.chunk.tree, node, verdict.torch, verdict.mindspore)  # safe only where a run proved it
+        title = render(self._templates["fix_rename"], target=verdict.mindspore)
+        # Safe only where a run proved it; otherwise the reason says what the proof lacks.
+        reason = call_safety(self.chunk.tree, node, verdict.torch, verdict.mindspore, language=self.settings.language)
         if reason is None and self._in_torch_container_node(node):
-            reason = templates["reason_container"]
-        if reason:
-            title = render(templates["fix_unsafe"], title=title, reason=reason)
-        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, (Edit(span, spelled),), imports),)
+            reason = message("unsafe.torch_container", self.settings.language)
+        return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, (Edit(span, spelled),), imports, reason=reason or ""),)
 
     def _in_torch_container_node(self, node: ast.AST) -> bool:
         call = called_by(self.chunk.tree, node)
