@@ -11,6 +11,7 @@ expression over the whole text that skips strings and comments and counts bracke
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 import re
 import warnings
@@ -183,7 +184,7 @@ def parse_chunk(chunk: Chunk) -> ParsedChunk:
         with warnings.catch_warnings():
             # Invalid escape sequences in user code are the user's business, not a crash.
             warnings.simplefilter("ignore")
-            tree = ast.parse(chunk.text)
+            tree = pyast.parse(chunk.text)
         return ParsedChunk(chunk, tree)
     except SyntaxError as exc:
         line = max(0, (exc.lineno or 1) - 1)

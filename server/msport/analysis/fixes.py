@@ -14,6 +14,7 @@ worse than before.
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 import re
 import warnings
@@ -168,7 +169,7 @@ def _broken_chunks(text: str) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
+            pyast.parse(text)
         return 0
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return sum(1 for chunk in split_chunks(split_lines(text)) if parse_chunk(chunk).tree is None) or 1

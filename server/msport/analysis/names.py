@@ -16,6 +16,7 @@ every keystroke.
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Set, Tuple, Union
@@ -561,7 +562,7 @@ class ScopeVisitor(Visitor):
             return None
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
             try:
-                annotation = ast.parse(annotation.value, mode="eval").body
+                annotation = pyast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return None
         value = self.infer(annotation)

@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from .. import pyast
 from ..knowledge.port_fixes import Helper, PortFix, default_port_fix_rules
 from .findings import Edit, Finding, Fix, Safety, Span
 from .parents import parent_map
@@ -535,7 +536,7 @@ def _is_zero(node: ast.AST) -> bool:
 
 def _number(text: Optional[str]) -> Optional[float]:
     try:
-        value = ast.literal_eval(text) if text is not None else None
+        value = ast.literal_eval(pyast.parse(text, mode="eval")) if text is not None else None
     except (ValueError, SyntaxError):
         return None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -9,6 +9,7 @@ instead and writes `nn.Cell`: the port reads like MindSpore code written by hand
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 from dataclasses import dataclass
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
@@ -151,7 +152,7 @@ def _chunk_names(tree: ast.Module, lines: List[str]) -> _ChunkNames:
 def _annotation_names(text: str) -> Iterable[str]:
     """Root names of a string annotation such as "torch.Tensor"."""
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = pyast.parse(text, mode="eval")
     except (SyntaxError, ValueError):
         return ()
     return [n.id for n in walk(tree) if isinstance(n, ast.Name)]

@@ -7,6 +7,7 @@ field, and a bad entry is skipped without hiding the others.
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 import fnmatch
 from dataclasses import dataclass, field
@@ -210,7 +211,7 @@ def _init_rules(table: Any, problems: List[RuleProblem]) -> Dict[str, InitRule]:
             continue
         for key, value in tables["defaults"].items():
             try:
-                ast.parse(str(value), mode="eval")
+                pyast.parse(str(value), mode="eval")
             except SyntaxError:
                 problem("defaults", f"{key}: not a Python expression: {value!r}")
         rules[name] = InitRule(item["class"], tuple(params), tuple(sorted(tables["defaults"].items())),
@@ -233,7 +234,7 @@ def _helpers(table: Any, problems: List[RuleProblem]) -> Dict[str, Helper]:
                 problems.append(RuleProblem(FILE_NAME, label, key, f"unknown field; expected one of {', '.join(_HELPER_FIELDS)}"))
         code = item.get("code", "")
         try:
-            tree = ast.parse(code)
+            tree = pyast.parse(code)
         except SyntaxError as exc:
             problems.append(RuleProblem(FILE_NAME, label, "code", f"does not parse: {exc.msg} (line {exc.lineno})"))
             continue

@@ -9,6 +9,7 @@ listed (analysis/rename_safety.py).
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 import re
 from pathlib import Path
@@ -50,7 +51,7 @@ def call_shape(call: str) -> Optional[CallShape]:
     layer = re.fullmatch(r"\((.*)\)\((.*)\)", call)
     text = layer.group(1) if layer else call
     try:
-        parsed = ast.parse(f"f({text})", mode="eval").body
+        parsed = pyast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
         return None
     return shape_of(parsed)

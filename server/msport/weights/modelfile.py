@@ -8,6 +8,7 @@ as it does when run) and the class built with the arguments given.
 
 from __future__ import annotations
 
+from .. import pyast
 import ast
 import importlib.util
 import inspect
@@ -74,7 +75,7 @@ def model_classes(path: Path, framework: str) -> Tuple[List[str], List[str]]:
 
     text = read_source(path)
     try:
-        tree = ast.parse(text, str(path))
+        tree = pyast.parse(text, str(path))
     except SyntaxError as exc:
         raise fail("model_syntax", path=path, line=exc.lineno or 1, column=exc.offset or 1, reason=exc.msg) from None
     layers = {name for name, fw in analyze(text, path=str(path)).context.layer_classes if fw == framework}
@@ -104,7 +105,7 @@ def choose_class(path: Path, framework: str, name: Optional[str], flag: str) -> 
 
 
 def _top_level_classes(path: Path) -> List[str]:
-    return [n.name for n in ast.parse(read_source(path)).body if isinstance(n, ast.ClassDef)]
+    return [n.name for n in pyast.parse(read_source(path)).body if isinstance(n, ast.ClassDef)]
 
 
 class ImportedFiles:
