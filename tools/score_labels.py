@@ -142,22 +142,30 @@ def score_call_sites(labels: List[dict], corpus: Path, show: str) -> None:
             print(f"{project}: not in {corpus}; skipped", file=sys.stderr)
             continue
         report = json.loads(_run(["report", str(directory), "--format", "json"]))
-        uses: Set[Tuple[str, int, str]] = set()  # (path, line, method name) of every judged torch API use
+        uses: Set[Tuple[str, int, str]] = set()  # (path, line, API) of every judged torch API use
         for row in report["files"]:
             for use in row.get("api_uses", []):
-                uses.add((row["path"], use["line"], use["torch_api"].rpartition(".")[2]))
+                uses.add((row["path"], use["line"], use["torch_api"]))
         for label in items:
-            if label.get("method") is None or label.get("tensor") != "yes":
-                continue
-            judged = any(path.endswith(label["path"]) and line == label["line"] and name == label["method"] for path, line, name in uses)
-            counts["judged" if judged else "missed"] += 1
-            counts[f"{project}:{'judged' if judged else 'missed'}"] += 1
+            if label.get("method") is not None:
+                if label.get("tensor") != "yes":
+                    continue  # a method of something that is not a tensor is no torch call site
+                kind, wanted = "method", lambda api: api.rpartition(".")[2] == label["method"]
+                shown = f"{label['receiver']}.{label['method']}"
+            else:
+                kind, wanted = "function", lambda api: api == label["function"]
+                shown = label["function"]
+            judged = any(path.endswith(label["path"]) and line == label["line"] and wanted(api) for path, line, api in uses)
+            outcome = "judged" if judged else "missed"
+            for group in (kind, f"{kind}:{project}", "all", f"all:{project}"):
+                counts[f"{group}:{outcome}"] += 1
             if not judged:
-                misses.append(f"{project}/{label['path']}:{label['line']}: {label['receiver']}.{label['method']}")
-    total = counts["judged"] + counts["missed"]
-    print(f"tensor-method call sites with a verdict: {counts['judged']}/{total} ({_ratio(counts['judged'], total)}); no verdict {_ratio(counts['missed'], total)}")
+                misses.append(f"{project}/{label['path']}:{label['line']}: {shown}")
+    for kind, title in (("method", "tensor-method call sites"), ("function", "torch-function call sites"), ("all", "all torch call sites")):
+        j, m = counts[f"{kind}:judged"], counts[f"{kind}:missed"]
+        print(f"{title} with a verdict: {j}/{j + m} ({_ratio(j, j + m)}); no verdict {_ratio(m, j + m)}")
     for project in sorted(by_project):
-        j, m = counts[f"{project}:judged"], counts[f"{project}:missed"]
+        j, m = counts[f"all:{project}:judged"], counts[f"all:{project}:missed"]
         if j + m:
             print(f"  {project:28} {j:3}/{j + m:<3} no verdict {_ratio(m, j + m)}")
     if show in ("misses", "both"):
