@@ -136,6 +136,7 @@ def score_call_sites(labels: List[dict], corpus: Path, show: str) -> None:
         by_project[label["project"]].append(label)
     counts: Counter = Counter()
     misses: List[str] = []
+    alarms: List[str] = []  # non-tensor receivers msport judged as tensors
     for project, items in sorted(by_project.items()):
         directory = corpus / project
         if not directory.is_dir():
@@ -148,8 +149,14 @@ def score_call_sites(labels: List[dict], corpus: Path, show: str) -> None:
                 uses.add((row["path"], use["line"], use["torch_api"]))
         for label in items:
             if label.get("method") is not None:
+                if label.get("tensor") == "no":  # not a torch call site: a verdict here is a false one
+                    wrong = any(path.endswith(label["path"]) and line == label["line"] and api.rpartition(".")[2] == label["method"]
+                                and api.startswith(("torch.Tensor.", "mindspore.Tensor.")) for path, line, api in uses)
+                    counts["non-tensor:" + ("typed" if wrong else "untyped")] += 1
+                    if wrong:
+                        alarms.append(f"{project}/{label['path']}:{label['line']}: {label['receiver']}.{label['method']}")
                 if label.get("tensor") != "yes":
-                    continue  # a method of something that is not a tensor is no torch call site
+                    continue
                 kind, wanted = "method", lambda api: api.rpartition(".")[2] == label["method"]
                 shown = f"{label['receiver']}.{label['method']}"
             else:
@@ -164,12 +171,16 @@ def score_call_sites(labels: List[dict], corpus: Path, show: str) -> None:
     for kind, title in (("method", "tensor-method call sites"), ("function", "torch-function call sites"), ("all", "all torch call sites")):
         j, m = counts[f"{kind}:judged"], counts[f"{kind}:missed"]
         print(f"{title} with a verdict: {j}/{j + m} ({_ratio(j, j + m)}); no verdict {_ratio(m, j + m)}")
+    typed, untyped = counts["non-tensor:typed"], counts["non-tensor:untyped"]
+    print(f"non-tensor receivers judged as tensors: {typed}/{typed + untyped} ({_ratio(typed, typed + untyped)})")
     for project in sorted(by_project):
         j, m = counts[f"all:{project}:judged"], counts[f"all:{project}:missed"]
         if j + m:
             print(f"  {project:28} {j:3}/{j + m:<3} no verdict {_ratio(m, j + m)}")
     if show in ("misses", "both"):
         print("\nno verdict:\n  " + "\n  ".join(misses))
+    if show in ("alarms", "both"):
+        print("\njudged as tensors, though they are not:\n  " + "\n  ".join(alarms))
 
 
 def main(argv: Iterable[str] = None) -> int:

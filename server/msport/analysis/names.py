@@ -414,17 +414,18 @@ class ScopeVisitor(Visitor):
         if isinstance(node.func, ast.Attribute):
             receiver = self.infer(node.func.value)
             if receiver is None:
-                receiver = self.evidently_tensor(node.func)
+                receiver = self.evidently_tensor(node.func, called=True)
             if isinstance(receiver, TensorValue):
                 if node.func.attr in self.facts.non_tensor_methods:
                     return None
                 return receiver
         return None
 
-    def evidently_tensor(self, method: ast.Attribute) -> Optional[TensorValue]:
-        """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`) when
-        nothing else says what it is: a tensor of the module's framework."""
-        if method.attr in self.facts.tensor_evidence_methods and not (
+    def evidently_tensor(self, method: ast.Attribute, called: bool = False) -> Optional[TensorValue]:
+        """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`; *called*:
+        `x.size(0)` too) when nothing else says what it is: a tensor of the module's framework."""
+        evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls)
+        if evidence and not (
                 isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()):
             framework = self.module_framework()
             return TensorValue(framework) if framework else None
@@ -719,7 +720,7 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in params:
-                if func.attr in facts.tensor_evidence_methods:
+                if func.attr in facts.tensor_evidence_methods or func.attr in facts.tensor_evidence_calls:
                     used.add(func.value.id)
                 continue
             if not node.args:

@@ -737,7 +737,7 @@ class ProvenanceVisitor(ScopeVisitor):
                 receiver_prov = self.evaluate(func.value)
                 framework = self.tensor_of(func.value, receiver_prov)
                 if framework is None and receiver_prov.kind == Kind.UNKNOWN and not (receiver_prov.items or receiver_prov.element):
-                    evident = self.evidently_tensor(func)  # `(label >= 0).nonzero()` of an untyped label
+                    evident = self.evidently_tensor(func, called=True)  # `(label >= 0).nonzero()` of an untyped label
                     framework = evident.framework if evident else None
             if framework is not None:
                 return CallTarget("method", f"{self.tensor_class(framework)}.{func.attr}", func.value, framework)

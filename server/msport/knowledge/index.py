@@ -42,6 +42,7 @@ class TensorFacts:
     namespace_bases: Tuple[Tuple[str, str], ...]  # (namespace, class every class of it inherits)
     #: Evidence that an untyped parameter is a tensor (see names.py, tensor_parameters).
     tensor_evidence_methods: FrozenSet[str] = frozenset()
+    tensor_evidence_calls: FrozenSet[str] = frozenset()  # evidence only when called (x.size(0))
     tensor_input_parameters: FrozenSet[str] = frozenset()
     tensor_sequence_parameters: FrozenSet[str] = frozenset()
 
@@ -199,6 +200,7 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         layer_base=dict(data["layer_base"]),
         namespace_bases=tuple(data["namespace_bases"].items()),
         tensor_evidence_methods=frozenset(data.get("tensor_evidence_methods", ())),
+        tensor_evidence_calls=frozenset(data.get("tensor_evidence_calls", ())),
         tensor_input_parameters=frozenset(data.get("tensor_input_parameters", ())),
         tensor_sequence_parameters=frozenset(data.get("tensor_sequence_parameters", ())),
     )
