@@ -11,13 +11,14 @@ expression over the whole text that skips strings and comments and counts bracke
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 import re
 import warnings
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
+
+from .. import pyast
 
 _TOKEN = re.compile(
     r"""

@@ -192,7 +192,6 @@ class Analyzer:
     def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings, until: float) -> Tuple[Finding, ...]:
         chunk_input = ChunkInput(item.tree, item.chunk.text.split("\n"), context, settings, self.knowledge)
         found: List[Finding] = []
-        stopped: Optional[Tuple[Type[Check], Optional[int]]] = None
         for index, check in enumerate(self.checks):
             instance = None
             try:

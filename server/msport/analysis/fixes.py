@@ -14,13 +14,12 @@ worse than before.
 
 from __future__ import annotations
 
-from .. import pyast
-import ast
 import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
+from .. import pyast
 from .chunks import parse_chunk, split_chunks
 from .findings import Edit, Finding, Fix, Safety
 from .settings import Settings

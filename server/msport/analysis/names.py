@@ -16,11 +16,11 @@ every keystroke.
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Set, Tuple, Union
 
+from .. import pyast
 from ..knowledge.index import KnowledgeBase, TensorFacts
 from .visitor import Visitor, walk, walk_statements
 

@@ -9,11 +9,11 @@ instead and writes `nn.Cell`: the port reads like MindSpore code written by hand
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 from dataclasses import dataclass
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from .. import pyast
 from ..knowledge.port_fixes import default_port_fix_rules
 from .chunks import ParsedChunk
 from .findings import Category, Edit, Finding, Fix, Safety, Severity, Span

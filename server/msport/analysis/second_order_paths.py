@@ -30,7 +30,7 @@ from ..knowledge.second_order import SecondOrderRules, default_second_order
 from .chunks import ParsedChunk
 from .findings import Span
 from .lru import LRU
-from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor
+from .names import LOCAL, Instance, ModuleContext, ScopeVisitor
 from .provenance import ModuleGraph, module_graph, source_text
 from .spans import node_span
 from .visitor import walk

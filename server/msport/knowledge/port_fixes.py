@@ -7,13 +7,13 @@ field, and a bad entry is skipped without hiding the others.
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from .. import pyast
 from .loader import RuleFileError, RuleProblem, entries, read_toml, rules_dir
 from .shared import load_once
 

@@ -9,12 +9,12 @@ listed (analysis/rename_safety.py).
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 import re
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
+from .. import pyast
 from .loader import RuleFileError, read_toml, rules_dir
 from .shared import load_once
 

@@ -227,7 +227,7 @@ class MsportServer(LanguageServer):
         return str(getattr(encoding, "value", encoding))
 
     def settings_for(self, uri: str) -> Settings:
-        from ..analysis.settings import Settings, editor_values
+        from ..analysis.settings import editor_values
         from ..analysis.setting_notices import setting_notices
         from ..config import settings_for
 

@@ -8,7 +8,6 @@ as it does when run) and the class built with the arguments given.
 
 from __future__ import annotations
 
-from .. import pyast
 import ast
 import importlib.util
 import inspect
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
+from .. import pyast
 from .errors import describe, fail
 
 #: Frames of these directories are not the user's: an error is located at the user's last line.

@@ -83,7 +83,6 @@ class BranchJudge:
     # -- conditions --------------------------------------------------------------------
     def is_data(self, node: ast.AST) -> bool:
         """Whether *node* is computed from tensor data (so not known when compiling)."""
-        check = self.check
         if isinstance(node, ast.BoolOp):
             return any(self.is_data(v) for v in node.values)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):

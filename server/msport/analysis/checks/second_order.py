@@ -25,7 +25,6 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ...knowledge.second_order import SecondOrderRules, Support, default_second_order
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
-from ..names import LOCAL, Instance
 from ..provenance import module_graph, source_text
 from ..second_order_paths import (
     GradientCallFinder, SecondOrderPaths, Site, anchor_of, api_of_call, container_layers, second_order_paths,

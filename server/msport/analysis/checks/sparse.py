@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ...knowledge.sparse import Counterpart, Operation, SparseRules, default_sparse
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
-from ..names import Instance, Ref
+from ..names import Ref
 from ..provenance import module_graph, source_text
 from .base import Check
 
