@@ -5,26 +5,17 @@ Every line of tests/dynamic_shape/corpus/*.py that ends in ``# MS2xx`` must get 
 line: any MS2 finding elsewhere counts as a false positive.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 
+import labelled  # tests/labelled.py: the label syntax every labelled corpus shares
+
 CORPUS = Path(__file__).parent / "corpus"
-LABEL = re.compile(r"#\s*(MS2\d\d(?:\s*,\s*MS2\d\d)*|ok)\s*$")
 
 
 def labels(text):
-    expected, negatives = {}, set()
-    for number, line in enumerate(text.split("\n")):
-        match = LABEL.search(line)
-        if not match:
-            continue
-        if match.group(1) == "ok":
-            negatives.add(number)
-        else:
-            expected[number] = {c.strip() for c in match.group(1).split(",")}
-    return expected, negatives
+    return labelled.labels(text, "MS2")
 
 
 def score(analyze):

@@ -7,26 +7,17 @@ corpus is written from patterns of the dev projects (timm, yolov5, ultralytics, 
 torchvision) and fresh MindSpore code, in both frameworks.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 
+import labelled  # tests/labelled.py: the label syntax every labelled corpus shares
+
 CORPUS = Path(__file__).parent / "corpus"
-LABEL = re.compile(r"#\s*(MS4\d\d(?:\s*,\s*MS4\d\d)*|ok)\s*$")
 
 
 def labels(text):
-    expected, negatives = {}, set()
-    for number, line in enumerate(text.split("\n")):
-        match = LABEL.search(line)
-        if not match:
-            continue
-        if match.group(1) == "ok":
-            negatives.add(number)
-        else:
-            expected[number] = {c.strip() for c in match.group(1).split(",")}
-    return expected, negatives
+    return labelled.labels(text, "MS4")
 
 
 def found_codes(analyze, text, path):

@@ -23,7 +23,7 @@ from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
-from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join, join_arguments
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
 
@@ -510,7 +510,7 @@ class GraphContextBuilder:
                 params=decl.params,
                 status=statuses[name],
                 summary=summaries.get(name),
-                arguments=_join_arguments(passed, len(decl.params)),
+                arguments=join_arguments(passed, len(decl.params)),
                 callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
                 callees=edges[name],
             )))
@@ -642,18 +642,3 @@ def _module_summary(context: ModuleContext, facts, decls: Dict[str, FunctionDecl
         references=tuple(sorted(references)), star_imports=context.star_imports,
         public=tuple(n for n in public if not n.startswith("_")),
     )
-
-
-def _join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
-    calls = list(calls)
-    if not calls:
-        return ()
-    joined: List[Optional[Prov]] = []
-    for index in range(count):
-        provs = [c[index] for c in calls if index < len(c) and c[index] is not None]
-        if not provs:
-            joined.append(None)
-            continue
-        tensor = next((p.tensor for p in provs if p.tensor), None)
-        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
-    return tuple(joined)

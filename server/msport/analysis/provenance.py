@@ -120,6 +120,23 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
                 sized=any(p.sized for p in provs))
 
 
+def join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
+    """What *count* parameters receive, joined over every call's arguments (None where no call
+    passes a known value); () without calls."""
+    calls = list(calls)
+    if not calls:
+        return ()
+    joined: List[Optional[Prov]] = []
+    for index in range(count):
+        provs = [c[index] for c in calls if index < len(c) and c[index] is not None]
+        if not provs:
+            joined.append(None)
+            continue
+        tensor = next((p.tensor for p in provs if p.tensor), None)
+        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
+    return tuple(joined)
+
+
 def value_deps(prov: Prov) -> FrozenSet[Tuple[str, int]]:
     return frozenset(d for d in prov.deps if d[0] == "value")
 

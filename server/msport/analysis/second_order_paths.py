@@ -536,18 +536,11 @@ class _ChunkApis:
     functions: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
 
 
-class _ApiLister(ScopeVisitor):
-    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, wanted: Set[str], containers):
-        super().__init__(context, knowledge)
-        self.wanted = wanted
-        self.containers = containers
-        self.found: Dict[str, List[str]] = {}
-        self._function: Optional[str] = None
+class TopFunctionTracker:
+    """For a ScopeVisitor: ``self._function`` names the top-level function or method being
+    walked (``Class.method``), None outside one."""
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        super().visit_ClassDef(node)
-        for method, _, api in container_layers(self, node, self.containers, self.wanted.__contains__):
-            self.found.setdefault(method, []).append(api)
+    _function: Optional[str] = None
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         outer = self._function
@@ -557,6 +550,19 @@ class _ApiLister(ScopeVisitor):
         self._function = outer
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+class _ApiLister(TopFunctionTracker, ScopeVisitor):
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, wanted: Set[str], containers):
+        super().__init__(context, knowledge)
+        self.wanted = wanted
+        self.containers = containers
+        self.found: Dict[str, List[str]] = {}
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        for method, _, api in container_layers(self, node, self.containers, self.wanted.__contains__):
+            self.found.setdefault(method, []).append(api)
 
     def visit_Call(self, node: ast.Call) -> None:
         if self._function in self.wanted:

@@ -102,18 +102,22 @@ class BranchJudge:
         return isinstance(node, ast.Name) and self.kinds().get(node.id) == "tensor"
 
     # -- statements ----------------------------------------------------------------------
-    def visit_if(self, node: ast.If) -> None:
-        check = self.check
-        check.visit(node.test)
+    def _guarded(self, node, blocks: List[List[ast.stmt]]) -> Tuple[bool, Dict[str, Kind], List[Optional[Dict[str, Kind]]]]:
+        """Walk the test of an if or while, then *blocks* from the kinds before them, under the
+        node as a guard when its test reads data: (data test?, kinds before, kinds after each)."""
+        self.check.visit(node.test)
         data = self.is_data(node.test)
-        kinds = self.kinds()
-        before = dict(kinds)
+        before = dict(self.kinds())
         if data:
             self._guards.append(node)
-        body = self._walk(node.body, before)
-        else_ = self._walk(node.orelse, before)
+        after = [self._walk(block, before) for block in blocks]
         if data:
             self._guards.pop()
+        return data, before, after
+
+    def visit_if(self, node: ast.If) -> None:
+        data, before, (body, else_) = self._guarded(node, [node.body, node.orelse])
+        kinds = self.kinds()
         kinds.clear()
         kinds.update(_merge(body, else_, before))
         if not data:
@@ -122,20 +126,12 @@ class BranchJudge:
         self._judged(node, node.test, reason)
 
     def visit_while(self, node: ast.While) -> None:
-        check = self.check
-        check.visit(node.test)
-        data = self.is_data(node.test)
+        data, before, (body,) = self._guarded(node, [node.body])
         kinds = self.kinds()
-        before = dict(kinds)
-        if data:
-            self._guards.append(node)
-        body = self._walk(node.body, before)
-        if data:
-            self._guards.pop()
         kinds.clear()
         kinds.update(_merge(body, None, before))
         for statement in node.orelse:
-            check.visit(statement)
+            self.check.visit(statement)
         if data:
             # The loop's result joins the values before the first pass with those after one.
             self._judged(node, node.test, self._join_failure(body, before, before, node))

@@ -27,7 +27,7 @@ from ...knowledge.second_order import SecondOrderRules, Support, default_second_
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
 from ..provenance import module_graph, source_text
 from ..second_order_paths import (
-    GradientCallFinder, SecondOrderPaths, Site, anchor_of, api_of_call, container_layers, second_order_paths,
+    GradientCallFinder, SecondOrderPaths, Site, TopFunctionTracker, anchor_of, api_of_call, container_layers, second_order_paths,
 )
 from .base import Check
 
@@ -36,7 +36,7 @@ _MODE_NAMES = {"pynative": "PyNative", "inner_jit": "PyNative with the inner gra
 _SILENT = ("zero", "wrong")
 
 
-class SecondOrderCheck(Check):
+class SecondOrderCheck(TopFunctionTracker, Check):
     def run(self) -> List[Finding]:
         paths = second_order_paths(self.chunk.context)
         if paths is None:
@@ -91,15 +91,6 @@ class SecondOrderCheck(Check):
                 self.site_nodes[site.id] = calls_by_span[site.call.span]
 
     # -- walking -----------------------------------------------------------------------------
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        outer = self._function
-        if outer is None and (not self.class_stack or (len(self.class_stack) == 1 and self._directly_in_class(node))):
-            self._function = f"{self.class_stack[0].name}.{node.name}" if self.class_stack else node.name
-        super().visit_FunctionDef(node)
-        self._function = outer
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         super().visit_ClassDef(node)
         self._container_layers(node)

@@ -24,9 +24,9 @@ from collections import deque
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from ..graph_context import EAGER, GRAPH, JIT, PIPELINE, UNSEEN
-from ..provenance import FunctionFacts, Prov, join
+from ..provenance import FunctionFacts, Prov, join_arguments
 from .modules import ModuleTable, module_name
-from .summary import ClassExport, FunctionExport, ModuleSummary, ProjectFacts
+from .summary import ModuleSummary, ProjectFacts
 
 Node = Tuple[str, str]  # (module, "f" or "Class.method")
 
@@ -342,7 +342,7 @@ class _Linker:
             externals=tuple(sorted(externals.items())),
             statuses=tuple(sorted((name, statuses[(module, name)]) for name in own if (module, name) in statuses)),
             arguments=tuple(sorted(
-                (name, _join_arguments(arguments[(module, name)], len(export.params)))
+                (name, join_arguments(arguments[(module, name)], len(export.params)))
                 for name, export in own.items() if (module, name) in arguments
             )),
             callers=tuple(sorted((name, tuple(sorted(callers[(module, name)]))) for name in own if (module, name) in callers)),
@@ -352,19 +352,6 @@ class _Linker:
     def _function_facts(self, node: Node, statuses: Dict[Node, str]) -> FunctionFacts:
         export = self._functions[node[0]][node[1]]
         return FunctionFacts(params=export.params, status=statuses.get(node, UNSEEN), summary=export.summary)
-
-
-def _join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
-    calls = list(calls)
-    joined: List[Optional[Prov]] = []
-    for index in range(count):
-        provs = [c[index] for c in calls if index < len(c) and c[index] is not None]
-        if not provs:
-            joined.append(None)
-            continue
-        tensor = next((p.tensor for p in provs if p.tensor), None)
-        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
-    return tuple(joined)
 
 
 class ProjectBuilder:
