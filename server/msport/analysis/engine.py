@@ -44,6 +44,10 @@ MAX_STATEMENT_CHARS = 1_000_000
 #: The share of time-budget one statement's checks may take: a huge function stops there (with
 #: an MS002) instead of taking the whole budget, and a keystroke inside it costs at most that.
 STATEMENT_SHARE = 0.25
+#: The share of time-budget an edit (a keystroke in the editor) may spend checking statements it
+#: did not touch, such as those a previous analysis of a huge file left unchecked: the edited
+#: statements are always checked, and the rest wait for a pause in typing (AnalysisResult.pending).
+EDIT_SHARE = 0.05
 
 
 @dataclass
@@ -57,6 +61,9 @@ class AnalysisResult:
     checked: int = 0
     #: What the module tells the rest of its project (for the project index).
     summary: ModuleSummary = ModuleSummary()
+    #: Statements left unchecked for a later analysis of the same text (an edit's bounded work,
+    #: or a stop request); each is covered by an MS002 saying so.
+    pending: int = 0
     _imports: Optional[ImportPlanner] = None
 
     def complete(self, fix: Fix) -> Fix:
@@ -85,6 +92,7 @@ class Analyzer:
         self._parses = LRU(cache_size)
         self._recent: Deque[List[ParsedChunk]] = deque(maxlen=4)
         self._findings = LRU(cache_size)
+        self._placements = LRU(cache_size)  # findings key -> (chunk start, chunk's findings, shifted)
         self._context_keys = LRU(256)
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
@@ -93,21 +101,31 @@ class Analyzer:
         self._unused_imports = UnusedTorchImports(self.knowledge, cache_size)
         self._lock = threading.Lock()
 
-    def analyze(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> AnalysisResult:
+    def analyze(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT,
+                edit: bool = False, stop: Optional[threading.Event] = None) -> AnalysisResult:
         """The findings of *text*. *project*: what the project index knows of the rest of the
-        program (see project/); without it the module is analysed on its own."""
-        return self._analyze(text, settings, path, project, check=True)
+        program (see project/); without it the module is analysed on its own. *edit*: the text
+        is an edit of the last one analysed for *path* (a keystroke): statements whose text is
+        new are checked, the others not checked before only within EDIT_SHARE of time-budget.
+        *stop*: once set, statements not checked yet are left for later. What is left is said
+        by MS002 findings and counted in ``pending``."""
+        return self._analyze(text, settings, path, project, check=True, edit=edit, stop=stop)
 
     def summarize(self, text: str, settings: Settings, path: Optional[str] = None, project: ProjectFacts = NO_PROJECT) -> ModuleSummary:
         """What the module tells the rest of its project, without running the checks (the first
         phase of a whole-program analysis)."""
         return self._analyze(text, settings, path, project, check=False).summary
 
-    def _analyze(self, text: str, settings: Settings, path: Optional[str], project: ProjectFacts, check: bool) -> AnalysisResult:
+    def _analyze(self, text: str, settings: Settings, path: Optional[str], project: ProjectFacts, check: bool,
+                 edit: bool = False, stop: Optional[threading.Event] = None) -> AnalysisResult:
         source = Source.from_text(text)
         if len(source.lines) > settings.max_lines:
             return self._skipped(source, settings)
-        deadline = time.perf_counter() + settings.time_budget
+        started = time.perf_counter()
+        deadline = started + settings.time_budget
+        # After an edit, statements the edit did not touch get a small share of the budget.
+        others_until = started + settings.time_budget * EDIT_SHARE if edit else deadline
+        new_texts: set = set()
         parsed_count = checked_count = 0
         parsed: List[ParsedChunk] = []
         facts: List[ChunkFacts] = []
@@ -128,6 +146,7 @@ class Analyzer:
             with self._lock:
                 cached = self._parses.get(chunk.text)
             if cached is None:
+                new_texts.add(chunk.text)
                 item = parse_chunk(chunk)
                 cached = (item.error, chunk_facts(item.tree, chunk.text) if item.error is None else ChunkFacts())
                 parsed_count += 1
@@ -149,7 +168,7 @@ class Analyzer:
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         if not check:
-            return AnalysisResult(source, [], parsed, context, parsed_count, 0, summary)
+            return AnalysisResult(source, [], parsed, context, parsed_count, 0, summary=summary)
         findings: List[Finding] = list(oversized)
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
@@ -158,6 +177,8 @@ class Analyzer:
             if context_key is None:
                 context_key = context.key
                 self._context_keys.put(context_key, context_key)
+        analysis_key = settings.analysis_key()
+        pending: List[ParsedChunk] = []
         for item in parsed:
             if time.perf_counter() > deadline:
                 skipped_from = item.chunk.start
@@ -165,18 +186,23 @@ class Analyzer:
             if item.error is not None:
                 findings.append(self._syntax_finding(item, source))
                 continue
-            key = (item.chunk.text, context_key, settings.analysis_key())
+            key = (item.chunk.text, context_key, analysis_key)
             with self._lock:
                 chunk_findings = self._findings.get(key)
+            if chunk_findings is None and ((stop is not None and stop.is_set())
+                                           or (item.chunk.text not in new_texts and time.perf_counter() > others_until)):
+                pending.append(item)
+                continue
             if chunk_findings is None:
                 until = min(deadline, time.perf_counter() + settings.time_budget * STATEMENT_SHARE)
                 chunk_findings = self._check_chunk(item, context, settings, until)
                 checked_count += 1
                 with self._lock:
                     self._findings.put(key, chunk_findings)
-            findings.extend(f.shifted(item.chunk.start) for f in chunk_findings)
+            findings.extend(self._placed(key, chunk_findings, item.chunk.start))
         if any(r.anchor is not None for f in findings for r in f.related):
             findings = _resolve_anchors(findings, parsed)
+        findings.extend(self._left_for_later(pending))
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         else:  # which imports are unused is known only once every chunk is seen
@@ -187,7 +213,23 @@ class Analyzer:
                 for old in self._recent[0]:
                     old.release()
             self._recent.append(parsed)
-        return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count, summary)
+        return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count, summary=summary, pending=len(pending))
+
+    def _placed(self, key, chunk_findings: Tuple[Finding, ...], start: int) -> Tuple[Finding, ...]:
+        """*chunk_findings* shifted to the chunk's place in the file. The last placement of each
+        chunk is kept: a keystroke re-places only the chunks that moved (shifting every finding
+        of a 200k-line file took most of a keystroke), and unchanged findings stay the same
+        objects, which lets the server reuse what it built from them."""
+        if not start or not chunk_findings:
+            return chunk_findings
+        with self._lock:
+            last = self._placements.get(key)
+        if last is not None and last[0] == start and last[1] is chunk_findings:
+            return last[2]
+        placed = tuple(f.shifted(start) for f in chunk_findings)
+        with self._lock:
+            self._placements.put(key, (start, chunk_findings, placed))
+        return placed
 
     def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings, until: float) -> Tuple[Finding, ...]:
         chunk_input = ChunkInput(item.tree, item.chunk.text.split("\n"), context, settings, self.knowledge)
@@ -227,6 +269,24 @@ class Analyzer:
             f"{families} checks stopped {where}. What they found before that is reported. "
             "Split the function, or raise time-budget in [tool.msport].",
         )
+
+    def _left_for_later(self, pending: Sequence[ParsedChunk]) -> List[Finding]:
+        """One MS002 per run of adjacent statements left for a later analysis."""
+        runs: List[List[ParsedChunk]] = []
+        for item in pending:
+            if runs and runs[-1][-1].chunk.end == item.chunk.start:
+                runs[-1].append(item)
+            else:
+                runs.append([item])
+        found = []
+        for run in runs:
+            first, last = run[0].chunk, run[-1].chunk
+            found.append(not_checked(
+                Span(first.start, 0, first.start, len(first.text.split("\n", 1)[0])),
+                f"Lines {first.start + 1}-{last.end} were not checked yet: after an edit msport checks the statements "
+                "you changed at once and the rest of a large file when you pause typing. Their findings follow shortly.",
+            ))
+        return found
 
     def _too_large(self, chunk) -> Finding:
         """The MS002 of a statement too long to parse (MAX_STATEMENT_CHARS)."""

@@ -412,6 +412,47 @@ class _Lazy:
 _ROUNDS = 4  # helpers calling helpers: summaries settle in as many rounds as the call chain is deep
 
 
+@dataclass
+class _Structure:
+    """What the module's graph facts take from the chunks' declarations (not their bodies)."""
+
+    classes: _Key
+    decls: Dict[str, FunctionDecl]
+    edges: Dict[str, Tuple[str, ...]]
+    seeds: Dict[str, List[str]]
+    statuses: Dict[str, str]
+    externals: Dict[str, FunctionFacts]
+    relevant: List[int]  # indices of the chunks to summarise
+    names: List[str]
+    callees: List[Set[str]]
+
+    @staticmethod
+    def build(context: ModuleContext, facts, pipeline_file: bool, project: ProjectFacts, builder: "GraphContextBuilder") -> "_Structure":
+        classes = builder._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
+        decls = {d.qualname: d for _, f in facts for d in f.functions}
+        shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
+        layers = {name for name, _ in context.layer_classes}
+        resolve = GraphContextBuilder._resolve
+        edges = {name: resolve(decl.calls, decl.qualname, shell, decls, layers) for name, decl in decls.items()}
+        seeds = _seeds(decls, facts, shell, pipeline_file, layers, resolve)
+        statuses = _propagate({kind: [k for k in keys if k in decls] for kind, keys in seeds.items()}, edges, decls)
+        for name, status in project.statuses:
+            # The whole program may see more: a loss class called by a training step elsewhere.
+            if name in statuses and _RANK[status] > _RANK[statuses[name]]:
+                statuses[name] = status
+        externals = dict(project.externals)
+        # Summaries matter only for functions something calls (here or in another module), and
+        # argument facts only for calls: a chunk with none of these is not summarised at all.
+        called = {callee for targets in edges.values() for callee in targets} | set(project.wanted)
+        relevant = [
+            index for index, (_, f) in enumerate(facts)
+            if any(d.qualname in called or edges.get(d.qualname) or any(c[4:] in externals for c in d.calls if c.startswith("ext:"))
+                   for d in f.functions)
+        ]
+        callees = [{c for d in facts[index][1].functions for c in edges.get(d.qualname, ())} for index in relevant]
+        return _Structure(classes, decls, edges, seeds, statuses, externals, relevant, sorted(decls), callees)
+
+
 class GraphContextBuilder:
     """Adds the module's ModuleGraph to a ModuleContext; caches its per-chunk parts."""
 
@@ -452,28 +493,19 @@ class GraphContextBuilder:
             return context, ModuleSummary(bindings=context.bindings)
         base_key = self._intern("base", context.key)
         facts = [(chunk, self._chunk_facts(chunk, context, base_key)) for chunk in chunks]
-        classes = self._intern("classes", _Key(sorted((c.name, (c.bases, c.methods)) for _, f in facts for c in f.classes)))
-        decls = {d.qualname: d for _, f in facts for d in f.functions}
-        shell = ModuleGraph(tuple(sorted((n, FunctionFacts(d.params)) for n, d in decls.items())), classes)
-        layers = {name for name, _ in context.layer_classes}
-        edges = {name: self._resolve(decl.calls, decl.qualname, shell, decls, layers) for name, decl in decls.items()}
-        seeds = _seeds(decls, facts, shell, pipeline_file, layers, self._resolve)
-        statuses = _propagate({kind: [k for k in keys if k in decls] for kind, keys in seeds.items()}, edges, decls)
-        for name, status in project.statuses:
-            # The whole program may see more: a loss class called by a training step elsewhere.
-            if name in statuses and _RANK[status] > _RANK[statuses[name]]:
-                statuses[name] = status
-        externals = dict(project.externals)
-        # Summaries matter only for functions something calls (here or in another module), and
-        # argument facts only for calls: a chunk with none of these is not summarised at all.
-        called = {callee for targets in edges.values() for callee in targets} | set(project.wanted)
-        relevant = [
-            (chunk, f) for chunk, f in facts
-            if any(d.qualname in called or edges.get(d.qualname) or any(c[4:] in externals for c in d.calls if c.startswith("ext:"))
-                   for d in f.functions)
-        ]
-        names = sorted(decls)
-        callees = [{c for d in f.functions for c in edges.get(d.qualname, ())} for _, f in relevant]
+        # What follows from the chunks' declarations alone is kept from the last analysis when
+        # they are the same (a keystroke inside a function body): on a 200k-line file it was a
+        # large part of each keystroke. Tuples compare element by identity first: cheap when equal.
+        inputs = (base_key, tuple(f for _, f in facts), pipeline_file, project)
+        last = self._last.get("structure")
+        if last is not None and last[0] == inputs:
+            structure = last[1]
+        else:
+            structure = _Structure.build(context, facts, pipeline_file, project, self)
+            self._last["structure"] = (inputs, structure)
+        classes, decls, edges, seeds, statuses = structure.classes, structure.decls, structure.edges, structure.seeds, structure.statuses
+        externals, names, callees = structure.externals, structure.names, structure.callees
+        relevant = [facts[index] for index in structure.relevant]
         results: Dict[int, _ChunkSummary] = {}
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
@@ -491,6 +523,10 @@ class GraphContextBuilder:
             if not pending:
                 break
         calls = tuple(call for index in sorted(results) for call in results[index].calls)
+        last = self._last.get("assembly")
+        if last is not None and last[0] is structure and last[1] == summaries and last[2] == calls:
+            graph, summary = last[3], last[4]
+            return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
         arguments: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
         callers: Dict[str, Set[str]] = {}
         external_calls: List[ExternalCall] = []
@@ -517,6 +553,7 @@ class GraphContextBuilder:
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
         summary = _module_summary(context, facts, decls, edges, summaries, seeds, external_calls)
+        self._last["assembly"] = (structure, summaries, calls, graph, summary)
         return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
 
     def _chunk_facts(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> ChunkGraphFacts:

@@ -656,9 +656,15 @@ class SecondOrderPathsBuilder:
         self.rules = rules if rules is not None else default_second_order()
         self._gradients = LRU(cache_size)
         self._apis = LRU(cache_size)
+        self._words = LRU(cache_size)
 
     def _has_words(self, text: str) -> bool:
-        return self.rules.pattern.search(text) is not None
+        # Remembered per chunk text: a keystroke must not search every chunk of a huge file again.
+        found = self._words.get(text)
+        if found is None:
+            found = self.rules.pattern.search(text) is not None
+            self._words.put(text, found)
+        return found
 
     def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
         if self.rules.pattern is None:

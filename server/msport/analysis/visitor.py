@@ -41,14 +41,24 @@ def iter_child_nodes(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` (breadth first) without the context and operator singletons."""
+    """``ast.walk`` (breadth first) without the context and operator singletons. The children
+    are gathered inline rather than through iter_child_nodes: one generator per walk instead of
+    one per node (walks run over every chunk in several passes)."""
     todo = [node]
-    extend = todo.extend
+    append = todo.append
     index = 0
+    fields_of = _FIELDS.get
     while index < len(todo):
         current = todo[index]
         index += 1
-        extend(iter_child_nodes(current))
+        for name in fields_of(current.__class__) or _fields(current.__class__):
+            value = getattr(current, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+            elif isinstance(value, _AST):
+                append(value)
         yield current
 
 

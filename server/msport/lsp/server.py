@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("msport")
 
 
+#: Seconds without an edit after which what an edit's analysis left unchecked is checked.
+COMPLETE_AFTER = 0.5
+
+
 @dataclass
 class Analysis:
     version: Optional[int]  # the client's version of the text analysed, as published
@@ -74,6 +78,13 @@ class MsportServer(LanguageServer):
         self._project: Optional[ProjectService] = None
         self.analyses: Dict[str, Analysis] = {}
         self._inflight: Dict[str, Tuple[Tuple[Optional[int], int], asyncio.Future]] = {}
+        #: Documents whose next analysis is of an edit (a keystroke): its work is bounded to the
+        #: edited statements and a small share of time-budget (engine.EDIT_SHARE); what it leaves
+        #: is checked when typing pauses (COMPLETE_AFTER), in an analysis an edit stops.
+        self._edited: set = set()
+        self._stops: Dict[str, threading.Event] = {}
+        #: uri -> (position encoding, {(id(finding), index): (finding, diagnostic)}), see diagnostics().
+        self._diagnostics: Dict[str, Tuple[str, Dict]] = {}
         #: Bumped on every configuration change. A document's version does not change with the
         #: settings, so an analysis still running under the old settings when they change must
         #: not be stored or published as current: it would overwrite the newer result.
@@ -270,33 +281,39 @@ class MsportServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"msport: {message}"))
 
     # -- analysis --------------------------------------------------------------------
-    async def current(self, uri: str) -> Optional[Analysis]:
-        """The analysis of the document's current text, computed once per version."""
+    async def current(self, uri: str, complete: bool = False) -> Optional[Analysis]:
+        """The analysis of the document's current text, computed once per version. *complete*:
+        also check what an edit's analysis left for later (AnalysisResult.pending)."""
         await self.config_ready.wait()
         doc = self.documents.get(uri)
         if doc is None:
             return None
         done = self.analyses.get(uri)
         if done is not None and done.revision == doc.revision and done.generation == self.generation:
-            return done
+            if not (complete and done.result.pending):
+                return done
         key = (doc.revision, self.generation)
         inflight = self._inflight.get(uri)
-        if inflight is None or inflight[0] != key or inflight[1].cancelled():
+        if inflight is None or inflight[0] != key or inflight[1].cancelled() or (complete and inflight[1].done()):
             settings = self.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else uri
             facts = self.project.facts_for(path)
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, settings, doc.text, path, facts)
+            edit = not complete and uri in self._edited
+            self._edited.discard(uri)
+            stop = self._stops[uri] = threading.Event()
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self._run, settings, doc.text, path, facts, edit, stop)
             inflight = (key, asyncio.ensure_future(self._finish(uri, key, doc.version, settings, future)))
             self._inflight[uri] = inflight
         return await asyncio.shield(inflight[1])
 
-    def _run(self, settings: Settings, text: str, path: Optional[str], facts) -> Optional[Tuple[AnalysisResult, Any]]:
+    def _run(self, settings: Settings, text: str, path: Optional[str], facts, edit: bool = False,
+             stop: Optional[threading.Event] = None) -> Optional[Tuple[AnalysisResult, Any]]:
         """On the analysis thread: the analyzer is chosen here because, with extend-rules, that
         reads the user's rule files, which must never hold up the event loop. *facts*: what the
-        project index knows of the rest of the program."""
+        project index knows of the rest of the program; *edit*, *stop*: see Analyzer.analyze."""
         try:
             analyzer = self.analyzer_for(settings)
-            return analyzer.analyze(text, settings, path, facts), analyzer.knowledge
+            return analyzer.analyze(text, settings, path, facts, edit=edit, stop=stop), analyzer.knowledge
         except Exception as exc:  # a bug in a check must not take the server down
             log.exception("analysis failed for %s", path)
             self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
@@ -329,16 +346,38 @@ class MsportServer(LanguageServer):
         from .convert import to_diagnostic
 
         source = analysis.result.source
-        return [to_diagnostic(f, i, source, self.encoding, uri) for i, f in enumerate(analysis.result.findings)]
+        # A keystroke leaves the findings of every statement it did not touch or move the same
+        # objects (engine: Analyzer._placed): their diagnostics are reused, not converted again.
+        # Keyed by identity; the finding is kept in the entry, so its id cannot be reused.
+        encoding = self.encoding
+        last_encoding, last = self._diagnostics.get(uri, (None, {}))
+        if last_encoding != encoding:
+            last = {}
+        made: Dict[Tuple[int, int], Tuple[Any, types.Diagnostic]] = {}
+        out = []
+        for index, finding in enumerate(analysis.result.findings):
+            key = (id(finding), index)
+            entry = last.get(key)
+            if entry is None or entry[0] is not finding:
+                entry = (finding, to_diagnostic(finding, index, source, encoding, uri))
+            made[key] = entry
+            out.append(entry[1])
+        self._diagnostics[uri] = (encoding, made)
+        return out
 
-    async def publish(self, uri: str) -> None:
-        """Push mode: analyse and publish, unless the text moved on meanwhile."""
+    async def publish(self, uri: str, complete: bool = False) -> None:
+        """Push mode: analyse and publish, unless the text moved on meanwhile. What an edit's
+        analysis left unchecked is checked and published once typing pauses."""
         await asyncio.sleep(0)  # let edits already queued arrive first: they make this one stale
         doc = self.documents.get(uri)
         if doc is None:
             return
         revision, version, generation = doc.revision, doc.version, self.generation
-        analysis = await self.current(uri)
+        if complete:
+            done = self.analyses.get(uri)
+            if done is None or done.revision != revision or not done.result.pending:
+                return  # typed on meanwhile (that analysis schedules its own completion), or complete
+        analysis = await self.current(uri, complete)
         doc = self.documents.get(uri)
         stale = doc is None or doc.revision != revision or generation != self.generation
         if analysis is None or stale or analysis.revision != revision or analysis.generation != generation:
@@ -346,6 +385,22 @@ class MsportServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=self.diagnostics(uri, analysis))
         )
+        if analysis.result.pending:
+            asyncio.get_running_loop().call_later(COMPLETE_AFTER, self._complete_later, uri, revision)
+
+    def _complete_later(self, uri: str, revision: int) -> None:
+        doc = self.documents.get(uri)
+        if doc is not None and doc.revision == revision and not self.pull:
+            asyncio.ensure_future(self.publish(uri, complete=True))
+
+    def edited(self, uri: str) -> None:
+        """A keystroke: the next analysis is an edit's, and one still checking what an earlier
+        edit left (a completion) stops, so that this one starts at once."""
+        if not self.pull:  # a pulled document has no later publish to complete it
+            self._edited.add(uri)
+        stop = self._stops.get(uri)
+        if stop is not None:
+            stop.set()
 
     def schedule(self, uri: str) -> None:
         if not self.pull:
@@ -517,6 +572,7 @@ def did_change(ls: MsportServer, params: types.DidChangeTextDocumentParams) -> N
     except EditOutOfRange as exc:
         ls._show_once(f"{uri}: an edit could not be applied ({exc}); reopen the file to resynchronise", types.MessageType.Error)
         return
+    ls.edited(uri)
     ls.schedule(uri)
 
 
@@ -532,6 +588,11 @@ def did_close(ls: MsportServer, params: types.DidCloseTextDocumentParams) -> Non
     ls.workspace_changed()
     ls.analyses.pop(uri, None)
     ls._inflight.pop(uri, None)
+    ls._edited.discard(uri)
+    ls._diagnostics.pop(uri, None)
+    stop = ls._stops.pop(uri, None)
+    if stop is not None:
+        stop.set()  # a completion still running for it is of no use now
     if not ls.pull:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
