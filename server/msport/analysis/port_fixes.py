@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .. import pyast
 from ..knowledge.port_fixes import Helper, PortFix, default_port_fix_rules
@@ -36,7 +36,7 @@ def attach(findings: Sequence[Finding], chunk) -> List[Finding]:
     wanted = [f for f in findings if f.torch_api == FORWARD or rules.for_api(f.torch_api) is not None]
     if not wanted:
         return list(findings)
-    site = _Site(chunk)
+    site = _Site(chunk, {f.span.start_line for f in wanted})
     done = []
     for finding in findings:
         if finding in wanted:
@@ -50,7 +50,9 @@ def attach(findings: Sequence[Finding], chunk) -> List[Finding]:
 class _Site:
     """One chunk: its nodes by span, parents, lines, and what the builders need to know."""
 
-    def __init__(self, chunk) -> None:
+    def __init__(self, chunk, lines: Set[int]) -> None:
+        """*lines*: where the findings to fix start; nodes elsewhere are not indexed (computing
+        the span of every name of a large class cost more than building its fixes)."""
         self.chunk = chunk
         self.tree = chunk.tree
         self.lines = chunk.lines
@@ -58,11 +60,12 @@ class _Site:
         self.parents = parent_map(self.tree)
         self.nodes: Dict[Span, ast.AST] = {}
         for node in walk(self.tree):
-            if isinstance(node, ast.Attribute):
+            if isinstance(node, ast.Attribute) and node.end_lineno - 1 in lines:
                 self.nodes.setdefault(attribute_name_span(node, self.lines), node)
             if isinstance(node, (ast.Attribute, ast.Name)):
-                self.nodes.setdefault(node_span(node, self.lines), node)
-            elif isinstance(node, _FUNCTIONS):
+                if node.lineno - 1 in lines:
+                    self.nodes.setdefault(node_span(node, self.lines), node)
+            elif isinstance(node, _FUNCTIONS) and node.lineno - 1 in lines:
                 self.nodes.setdefault(self._def_name(node), node)
 
     # -- locating ------------------------------------------------------------------

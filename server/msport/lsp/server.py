@@ -390,7 +390,7 @@ class MsportServer(LanguageServer):
 
     def _complete_later(self, uri: str, revision: int) -> None:
         doc = self.documents.get(uri)
-        if doc is not None and doc.revision == revision and not self.pull:
+        if doc is not None and doc.revision == revision and not self.pull and not self.protocol._shutdown:
             asyncio.ensure_future(self.publish(uri, complete=True))
 
     def edited(self, uri: str) -> None:
@@ -574,6 +574,13 @@ def did_change(ls: MsportServer, params: types.DidChangeTextDocumentParams) -> N
         return
     ls.edited(uri)
     ls.schedule(uri)
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: MsportServer, params: Any) -> None:
+    """Analyses still checking what edits left for later stop: exit must not wait for them."""
+    for stop in list(ls._stops.values()):
+        stop.set()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
