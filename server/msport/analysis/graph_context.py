@@ -510,11 +510,26 @@ class GraphContextBuilder:
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
         external_facts = tuple(sorted(externals.items()))
-        for _ in range(_ROUNDS):
-            graph = ModuleGraph(tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names) + external_facts, classes)
+        # The last analysis's rounds, for the same declarations: a round that starts from the same
+        # summaries reuses its graph, and a chunk of the same text its result (what the chunk
+        # cache would give, without building each chunk's key again: a keystroke in a huge file).
+        log = self._last.get("rounds")
+        previous = log[1] if log is not None and log[0] is structure else []
+        rounds = []
+        for number in range(_ROUNDS):
+            before = previous[number] if number < len(previous) and previous[number][0] == summaries else None
+            graph = before[1] if before is not None else ModuleGraph(
+                tuple((n, FunctionFacts(decls[n].params, summary=summaries.get(n))) for n in names) + external_facts, classes)
             round_context = _Lazy(lambda graph=graph: replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)))
+            done: Dict[int, Tuple[str, _ChunkSummary]] = {}
             for index in pending:
-                results[index] = self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph)
+                text = relevant[index][0].chunk.text
+                old = before[2].get(index) if before is not None else None
+                if old is None or old[0] != text:
+                    old = (text, self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph))
+                results[index] = old[1]
+                done[index] = old
+            rounds.append((summaries, graph, done))
             new_summaries = {name: prov for result in results.values() for name, prov in result.summaries}
             changed = {n for n in set(new_summaries) | set(summaries) if new_summaries.get(n) != summaries.get(n)}
             summaries = new_summaries
@@ -522,6 +537,7 @@ class GraphContextBuilder:
             pending = [i for i in range(len(relevant)) if callees[i] & changed]
             if not pending:
                 break
+        self._last["rounds"] = (structure, rounds)
         calls = tuple(call for index in sorted(results) for call in results[index].calls)
         last = self._last.get("assembly")
         if last is not None and last[0] is structure and last[1] == summaries and last[2] == calls:
