@@ -50,6 +50,8 @@ log = logging.getLogger("msport")
 
 #: Seconds without an edit after which what an edit's analysis left unchecked is checked.
 COMPLETE_AFTER = 0.5
+#: How many documents being typed in keep their diagnostics for the next keystroke to reuse.
+TYPED_IN = 8
 
 
 @dataclass
@@ -83,8 +85,10 @@ class MsportServer(LanguageServer):
         #: is checked when typing pauses (COMPLETE_AFTER), in an analysis an edit stops.
         self._edited: set = set()
         self._stops: Dict[str, threading.Event] = {}
-        #: uri -> (position encoding, {(id(finding), index): (finding, diagnostic)}), see diagnostics().
+        #: uri -> (position encoding, {(id(finding), index): (finding, diagnostic)}), see diagnostics(),
+        #: for the last few documents typed in (_typed_in, oldest first).
         self._diagnostics: Dict[str, Tuple[str, Dict]] = {}
+        self._typed_in: Dict[str, None] = {}
         #: Bumped on every configuration change. A document's version does not change with the
         #: settings, so an analysis still running under the old settings when they change must
         #: not be stored or published as current: it would overwrite the newer result.
@@ -362,7 +366,8 @@ class MsportServer(LanguageServer):
                 entry = (finding, to_diagnostic(finding, index, source, encoding, uri))
             made[key] = entry
             out.append(entry[1])
-        self._diagnostics[uri] = (encoding, made)
+        if uri in self._typed_in:  # only documents being typed in: 300 open files would hold MBs
+            self._diagnostics[uri] = (encoding, made)
         return out
 
     async def publish(self, uri: str, complete: bool = False) -> None:
@@ -398,6 +403,12 @@ class MsportServer(LanguageServer):
         edit left (a completion) stops, so that this one starts at once."""
         if not self.pull:  # a pulled document has no later publish to complete it
             self._edited.add(uri)
+        self._typed_in.pop(uri, None)
+        self._typed_in[uri] = None
+        while len(self._typed_in) > TYPED_IN:
+            oldest = next(iter(self._typed_in))
+            del self._typed_in[oldest]
+            self._diagnostics.pop(oldest, None)
         stop = self._stops.get(uri)
         if stop is not None:
             stop.set()
@@ -597,6 +608,7 @@ def did_close(ls: MsportServer, params: types.DidCloseTextDocumentParams) -> Non
     ls._inflight.pop(uri, None)
     ls._edited.discard(uri)
     ls._diagnostics.pop(uri, None)
+    ls._typed_in.pop(uri, None)
     stop = ls._stops.pop(uri, None)
     if stop is not None:
         stop.set()  # a completion still running for it is of no use now
