@@ -96,6 +96,7 @@ class Analyzer:
         self._context_keys = LRU(256)
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
+        self._texts = LRU(256)  # path -> its last text's statements (see EDIT_SHARE)
         self._graph = GraphContextBuilder(self.knowledge, max(1, cache_size // 4))
         self._second_order = SecondOrderPathsBuilder(self.knowledge, max(1, cache_size // 4))
         self._unused_imports = UnusedTorchImports(self.knowledge, cache_size)
@@ -125,7 +126,6 @@ class Analyzer:
         deadline = started + settings.time_budget
         # After an edit, statements the edit did not touch get a small share of the budget.
         others_until = started + settings.time_budget * EDIT_SHARE if edit else deadline
-        new_texts: set = set()
         parsed_count = checked_count = 0
         parsed: List[ParsedChunk] = []
         facts: List[ChunkFacts] = []
@@ -133,10 +133,15 @@ class Analyzer:
         skipped_from: Optional[int] = None
         with self._lock:
             previous = self._splits.get(path)
+            # The statements of the last text analysed for this path: what an edit did not touch.
+            before = self._texts.get(path) if edit else None
         split = chunk_starts(source.lines, previous)
+        chunks = split.chunks()
         with self._lock:
             self._splits.put(path, split)
-        for chunk in split.chunks():
+            self._texts.put(path, frozenset(chunk.text for chunk in chunks))
+        pending: List[ParsedChunk] = []
+        for chunk in chunks:
             if time.perf_counter() > deadline:
                 skipped_from = chunk.start
                 break
@@ -145,8 +150,10 @@ class Analyzer:
                 continue
             with self._lock:
                 cached = self._parses.get(chunk.text)
+            if cached is None and before is not None and chunk.text in before and time.perf_counter() > others_until:
+                pending.append(ParsedChunk(chunk))  # never parsed (an earlier analysis ran out of time): later
+                continue
             if cached is None:
-                new_texts.add(chunk.text)
                 item = parse_chunk(chunk)
                 cached = (item.error, chunk_facts(item.tree, chunk.text) if item.error is None else ChunkFacts())
                 parsed_count += 1
@@ -161,7 +168,8 @@ class Analyzer:
         summary = ModuleSummary()
         valid = [p for p in parsed if p.error is None]
         try:
-            with time_limit(deadline):
+            # An edit's module-wide facts over statements no analysis has seen yet stop early too.
+            with time_limit(min(deadline, started + settings.time_budget * (EDIT_SHARE + STATEMENT_SHARE)) if edit else deadline):
                 context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
                 if check:
                     context = self._second_order.extend(context, valid)  # where the module differentiates twice
@@ -178,7 +186,6 @@ class Analyzer:
                 context_key = context.key
                 self._context_keys.put(context_key, context_key)
         analysis_key = settings.analysis_key()
-        pending: List[ParsedChunk] = []
         for item in parsed:
             if time.perf_counter() > deadline:
                 skipped_from = item.chunk.start
@@ -190,7 +197,7 @@ class Analyzer:
             with self._lock:
                 chunk_findings = self._findings.get(key)
             if chunk_findings is None and ((stop is not None and stop.is_set())
-                                           or (item.chunk.text not in new_texts and time.perf_counter() > others_until)):
+                                           or (before is not None and item.chunk.text in before and time.perf_counter() > others_until)):
                 pending.append(item)
                 continue
             if chunk_findings is None:
@@ -202,10 +209,10 @@ class Analyzer:
             findings.extend(self._placed(key, chunk_findings, item.chunk.start))
         if any(r.anchor is not None for f in findings for r in f.related):
             findings = _resolve_anchors(findings, parsed)
-        findings.extend(self._left_for_later(pending))
+        findings.extend(self._left_for_later(sorted(pending, key=lambda item: item.chunk.start)))
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
-        else:  # which imports are unused is known only once every chunk is seen
+        elif not pending:  # which imports are unused is known only once every chunk is seen
             findings.extend(self._unused_imports.findings(parsed, source, context))
         findings = self._finish(findings, source, settings, path, context)
         with self._lock:
