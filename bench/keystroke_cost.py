@@ -8,7 +8,9 @@ keystrokes typed one character at a time into a statement in the middle of a fun
 middle of the file (bench/corpus.edit_site), each analysed as the server does after didChange
 (`edit=True` where the analyzer takes it). CPU time of this thread (`time.thread_time`), so a
 loaded machine inflates the figures far less than wall time; no time budget (the whole file is
-checked). Prints the open and the keystroke p50 / max, and where a keystroke's time goes (each
+checked). The reference is ast.parse of the text in the same fresh process before anything else
+(cold, as bench/pathological.py's; a warm parse, as bench/run.py times it, is ~1.5x faster).
+Prints the open and the keystroke p50 / max, and where a keystroke's time goes (each
 phase of Analyzer.analyze). `--source` runs the same in a subprocess on another checkout's
 server/ folder (PYTHONPATH), for before/after figures in one run. Timing is never asserted in
 the tests; this is where it is measured.
