@@ -92,7 +92,7 @@ class Analyzer:
         self._parses = LRU(cache_size)
         self._recent: Deque[List[ParsedChunk]] = deque(maxlen=4)
         self._findings = LRU(cache_size)
-        self._placements = LRU(cache_size)  # findings key -> (chunk start, chunk's findings, shifted)
+        self._placements = LRU(cache_size)  # (findings key, chunk start) -> (chunk's findings, shifted)
         self._context_keys = LRU(256)
         #: The last chunk split of each path: the next version is re-split around its edit.
         self._splits = LRU(256)
@@ -229,13 +229,14 @@ class Analyzer:
         objects, which lets the server reuse what it built from them."""
         if not start or not chunk_findings:
             return chunk_findings
+        where = (key, start)  # by place too: a file may repeat a statement word for word
         with self._lock:
-            last = self._placements.get(key)
-        if last is not None and last[0] == start and last[1] is chunk_findings:
-            return last[2]
+            last = self._placements.get(where)
+        if last is not None and last[0] is chunk_findings:
+            return last[1]
         placed = tuple(f.shifted(start) for f in chunk_findings)
         with self._lock:
-            self._placements.put(key, (start, chunk_findings, placed))
+            self._placements.put(where, (chunk_findings, placed))
         return placed
 
     def _check_chunk(self, item: ParsedChunk, context: ModuleContext, settings: Settings, until: float) -> Tuple[Finding, ...]:
