@@ -60,4 +60,91 @@ out["parameter_default_input"] = outcome(lambda: ms.Parameter(default_input=Tens
 out["parameter_requires_grad"] = ms.Parameter(default_input=Tensor(MATRIX), requires_grad=False).requires_grad
 out["parameter_data"] = outcome(lambda: ms.Parameter(data=Tensor(MATRIX)))
 out["auto_mixed_precision"] = outcome(lambda: type(ms.amp.auto_mixed_precision(ms.nn.Dense(2, 2), "O1")).__name__)
+
+
+@ms.jit
+def matmul_jit(a, b):
+    return a.matmul(b)
+
+
+out["matmul_vector"] = outcome(lambda: Tensor(MATRIX).matmul(Tensor(VECTOR)))
+out["matmul_vector_jit"] = outcome(lambda: matmul_jit(Tensor(MATRIX), Tensor(VECTOR)))
+out["tile"] = outcome(lambda: Tensor(MATRIX).tile((2, 1)))
+out["own_repeat_cpu"] = outcome(lambda: Tensor(VECTOR).repeat(2))
+out["data"] = outcome(lambda: Tensor(MATRIX).data)
+parameter = ms.Parameter(Tensor(MATRIX), name="w")
+parameter.data = Tensor(MATRIX * 2)
+out["parameter_data_assigned"] = parameter.asnumpy().tolist()
+out["recompute"] = outcome(lambda: ms.nn.Dense(2, 2).recompute())
+out["numpy_slices"] = [[c.asnumpy().tolist() for c in row] for row in ms.dataset.NumpySlicesDataset(
+    (MATRIX, np.arange(3)), column_names=["x", "y"], shuffle=False).create_tuple_iterator()]
+out["set_deterministic"] = outcome(lambda: ms.set_deterministic(True))
+
+
+class MeanLoss(ms.nn.LossBase):
+    def construct(self, x):
+        return self.get_loss(x)
+
+
+out["loss_base_mean"] = outcome(lambda: MeanLoss()(Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))))
+
+
+class Doubled(ms.nn.Cell):
+    """The custom-gradient pattern the torch.autograd.Function rule names: forward x * 2, gradient 3 * x."""
+
+    def construct(self, x):
+        return x * 2
+
+    def bprop(self, x, out, dout):
+        return (dout * 3 * x,)
+
+
+out["bprop_grad"] = outcome(lambda: ms.grad(lambda v: Doubled()(v).sum())(Tensor(VECTOR)))
+np.set_printoptions(precision=2)
+out["printed"] = str(Tensor(np.array([1.23456], np.float32)))
+np.set_printoptions(precision=8)
+for kind in ("GRU", "RNN", "LSTM"):
+    layer = getattr(ms.nn, kind)(3, 4, num_layers=2, batch_first=True)
+    out[f"{kind}_names"] = [p.name.split(".")[-1] for p in layer.get_parameters()]
+    weights = np.load(f"{kind}.npz")
+    for p in layer.get_parameters():
+        p.set_data(Tensor(weights[p.name.split(".")[-1]]))
+    output, state = layer(Tensor(weights["input"]))
+    out[f"{kind}_output"] = output.asnumpy().tolist()
+    out[f"{kind}_state"] = [s.asnumpy().tolist() for s in (state if isinstance(state, tuple) else (state,))]
+import mindspore.numpy as mnp  # noqa: E402
+
+out["constants"] = [mnp.nan != mnp.nan, mnp.inf, mnp.pi]
+out["sigmoid"] = outcome(lambda: ms.nn.Sigmoid()(Tensor(MATRIX)))
+for dims in (0, (0,), (0, 1), [0, 1]):
+    out[f"flip_{dims}"] = outcome(lambda: Tensor(MATRIX).flip(dims))
+out["flip_varargs"] = outcome(lambda: Tensor(MATRIX).flip(0, 1))
+out["instance_norm_parameters"] = [p.name.split(".")[-1] for p in ms.nn.InstanceNorm2d(3).trainable_params()]
+out["instance_norm_plain_parameters"] = [p.name.split(".")[-1] for p in ms.nn.InstanceNorm2d(3, affine=False).trainable_params()]
+import mindspore.nn.probability.distribution as D  # noqa: E402
+
+VALUES = np.array([0.3, 0.7], np.float32)
+#: name -> (the MindSpore distribution as the rule says to write it, the values to score)
+DISTRIBUTIONS = {
+    "Normal": (lambda: D.Normal(0.5, 2.0), VALUES),
+    "Laplace": (lambda: D.Laplace(0.5, 2.0), VALUES),
+    "StudentT": (lambda: D.StudentT(3.0, 0.5, 2.0), VALUES),
+    "HalfNormal": (lambda: D.HalfNormal(0.0, 2.0), VALUES),
+    "LogNormal": (lambda: D.LogNormal(0.5, 2.0), VALUES),
+    "Uniform": (lambda: D.Uniform(0.0, 2.0), VALUES),
+    "Exponential": (lambda: D.Exponential(2.0), VALUES),
+    "Cauchy": (lambda: D.Cauchy(0.5, 2.0), VALUES),
+    "Gumbel": (lambda: D.Gumbel(0.5, 2.0), VALUES),
+    "Bernoulli": (lambda: D.Bernoulli(0.3, dtype=ms.int32), np.array([1, 0], np.int32)),
+    "Categorical": (lambda: D.Categorical(Tensor(np.array([0.2, 0.5, 0.3], np.float32))), np.array([1, 2], np.int32)),
+    "Geometric": (lambda: D.Geometric(0.3, dtype=ms.int32), np.array([1, 3], np.int32)),
+    "Gamma": (lambda: D.Gamma(Tensor([2.0], ms.float32), Tensor([3.0], ms.float32)), VALUES),
+    "Beta": (lambda: D.Beta(Tensor([2.0], ms.float32), Tensor([3.0], ms.float32)), VALUES),
+    "Poisson": (lambda: D.Poisson(Tensor([2.0], ms.float32)), np.array([1.0, 3.0], np.float32)),
+}
+for name, (make, values) in DISTRIBUTIONS.items():
+    out[f"dist_{name}_log_prob"] = outcome(lambda: make().log_prob(Tensor(values)))
+    out[f"dist_{name}_entropy"] = outcome(lambda: make().entropy())
+out["dist_Gamma_scalar"] = outcome(lambda: D.Gamma(2.0, 3.0))
+out["dist_kl"] = outcome(lambda: D.Normal(0.0, 1.0).kl_loss("Normal", Tensor([1.0], ms.float32), Tensor([2.0], ms.float32)))
 print(json.dumps(out))

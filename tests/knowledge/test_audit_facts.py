@@ -21,12 +21,23 @@ VECTOR = rng.random(4, dtype=np.float32)
 
 
 @pytest.fixture(scope="module")
-def ms(tmp_path_factory):
-    # In a scratch folder: auto_mixed_precision writes the network it rewrote into the cwd.
-    done = subprocess.run([sys.executable, str(HERE / "ms_audit_facts.py")], cwd=tmp_path_factory.mktemp("ms"),
+def ms(tmp_path_factory, recurrent):
+    # In a scratch folder: auto_mixed_precision writes the network it rewrote into the cwd, and
+    # the recurrent layers' torch weights are read from there.
+    folder = tmp_path_factory.mktemp("ms")
+    for kind, (layer, data) in recurrent.items():
+        np.savez(folder / f"{kind}.npz", input=data, **{n: p.detach().numpy() for n, p in layer.named_parameters()})
+    done = subprocess.run([sys.executable, str(HERE / "ms_audit_facts.py")], cwd=folder,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def recurrent():
+    torch.manual_seed(14)
+    data = rng.random((2, 5, 3), dtype=np.float32)
+    return {kind: (getattr(torch.nn, kind)(3, 4, num_layers=2, batch_first=True), data) for kind in ("GRU", "RNN", "LSTM")}
 
 
 def verdict(name):
@@ -93,3 +104,132 @@ def test_parameter_data_is_default_input(ms):
 def test_autocast_way_out_runs(ms):
     assert ms["auto_mixed_precision"] not in ("", None) and not ms["auto_mixed_precision"].startswith("raised")
     assert "auto_mixed_precision" in verdict("torch.amp.autocast").note
+
+
+@pytest.mark.parametrize("kind", ["GRU", "RNN", "LSTM"])
+def test_recurrent_layers_equal_with_the_same_weights(ms, recurrent, kind):
+    layer, data = recurrent[kind]
+    assert ms[f"{kind}_names"] and set(ms[f"{kind}_names"]) == {n for n, _ in layer.named_parameters()}
+    output, state = layer(torch.from_numpy(data))
+    state = state if isinstance(state, tuple) else (state,)
+    assert np.allclose(ms[f"{kind}_output"], output.detach().numpy(), atol=3e-7)
+    for mine, theirs in zip(ms[f"{kind}_state"], state):
+        assert np.allclose(mine, theirs.detach().numpy(), atol=3e-7)
+    found = verdict(f"torch.nn.{kind}")
+    assert found.status == "equivalent" and dict(found.renames).get("bias") == "has_bias"
+
+
+def test_mv_is_matmul(ms):
+    expected = torch.from_numpy(MATRIX).mv(torch.from_numpy(VECTOR)).numpy()
+    assert np.allclose(ms["matmul_vector"], expected, atol=1e-6)
+    assert np.allclose(ms["matmul_vector_jit"], expected, atol=1e-6)
+    assert verdict("torch.Tensor.mv").mindspore == "mindspore.Tensor.matmul"
+
+
+def test_repeat_is_tile_and_not_mindspores_repeat(ms):
+    assert np.array_equal(ms["tile"], torch.from_numpy(MATRIX).repeat(2, 1).numpy())
+    assert ms["own_repeat_cpu"].startswith("raised")  # no CPU kernel, as the note says
+    assert "x.tile((2, 1))" in verdict("torch.Tensor.repeat").note
+
+
+def test_data_reads_and_assigns(ms):
+    assert np.array_equal(ms["data"], MATRIX)
+    assert np.allclose(ms["parameter_data_assigned"], MATRIX * 2)
+    assert verdict("torch.Tensor.data").status == "equivalent"
+
+
+def test_role_counterparts_run(ms):
+    assert not str(ms["recompute"]).startswith("raised")
+    assert [[row[0], row[1]] for row in ms["numpy_slices"]] == [[r.tolist(), i] for r, i in zip(MATRIX, range(3))]
+    assert [[x.tolist(), int(y)] for x, y in torch.utils.data.TensorDataset(torch.from_numpy(MATRIX), torch.arange(3))] == \
+        [[row[0], row[1]] for row in ms["numpy_slices"]]
+    assert not str(ms["set_deterministic"]).startswith("raised")
+    assert ms["loss_base_mean"] == pytest.approx(2.5)
+    for name, target in [("torch.utils.checkpoint.checkpoint", "mindspore.nn.Cell.recompute"),
+                         ("torch.utils.data.TensorDataset", "mindspore.dataset.NumpySlicesDataset"),
+                         ("torch.use_deterministic_algorithms", "mindspore.set_deterministic"),
+                         ("torch.nn.modules.loss._Loss", "mindspore.nn.LossBase")]:
+        assert verdict(name).mindspore == target
+
+
+def test_function_becomes_a_cell_with_bprop(ms):
+    x = torch.from_numpy(VECTOR.copy()).requires_grad_(True)
+
+    class Doubled(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            ctx.save_for_backward(v)
+            return v * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            (v,) = ctx.saved_tensors
+            return grad * 3 * v
+
+    Doubled.apply(x).sum().backward()
+    assert np.allclose(ms["bprop_grad"], x.grad.numpy(), atol=1e-6)
+    assert "bprop" in verdict("torch.autograd.Function").note
+
+
+def test_printing_follows_numpy(ms):
+    assert ms["printed"].strip() == "[1.23]"
+    assert "numpy.set_printoptions" in verdict("torch.set_printoptions").note
+
+
+def test_constants_and_sigmoid(ms):
+    assert ms["constants"] == [True, torch.inf, torch.pi]
+    assert np.allclose(ms["sigmoid"], torch.nn.Sigmoid()(torch.from_numpy(MATRIX)).numpy(), atol=1e-6)
+    for name in ("torch.nan", "torch.inf", "torch.pi", "torch.nn.Sigmoid"):
+        assert verdict(name).status == "equivalent"
+
+
+def test_flip_takes_a_sequence(ms):
+    matrix = torch.from_numpy(MATRIX)
+    assert ms["flip_0"].startswith("raised TypeError") and ms["flip_varargs"].startswith("raised TypeError")
+    assert np.array_equal(ms["flip_(0,)"], matrix.flip(0).numpy())
+    assert np.array_equal(ms["flip_(0, 1)"], matrix.flip(0, 1).numpy())
+    assert np.array_equal(ms["flip_[0, 1]"], matrix.flip([0, 1]).numpy())
+    assert verdict("torch.Tensor.flip").status == "divergent"
+
+
+def test_instance_norm_affine_default(ms):
+    assert {"gamma", "beta"} <= set(ms["instance_norm_parameters"])
+    assert not {"gamma", "beta"} & set(ms["instance_norm_plain_parameters"])
+    assert list(torch.nn.InstanceNorm2d(3).parameters()) == []  # PyTorch's default: affine=False
+    assert "affine=False" in verdict("torch.nn.InstanceNorm2d").note
+
+
+TD = torch.distributions
+VALUES = torch.tensor([0.3, 0.7])
+#: name -> (PyTorch's distribution, the values to score), as ms_audit_facts.py writes MindSpore's
+TORCH_DISTRIBUTIONS = {
+    "Normal": (lambda: TD.Normal(0.5, 2.0), VALUES), "Laplace": (lambda: TD.Laplace(0.5, 2.0), VALUES),
+    "StudentT": (lambda: TD.StudentT(3.0, 0.5, 2.0), VALUES), "HalfNormal": (lambda: TD.HalfNormal(2.0), VALUES),
+    "LogNormal": (lambda: TD.LogNormal(0.5, 2.0), VALUES), "Uniform": (lambda: TD.Uniform(0.0, 2.0), VALUES),
+    "Exponential": (lambda: TD.Exponential(2.0), VALUES), "Cauchy": (lambda: TD.Cauchy(0.5, 2.0), VALUES),
+    "Gumbel": (lambda: TD.Gumbel(0.5, 2.0), VALUES), "Bernoulli": (lambda: TD.Bernoulli(0.3), torch.tensor([1.0, 0.0])),
+    "Categorical": (lambda: TD.Categorical(torch.tensor([0.2, 0.5, 0.3])), torch.tensor([1, 2])),
+    "Geometric": (lambda: TD.Geometric(0.3), torch.tensor([1.0, 3.0])),
+    "Gamma": (lambda: TD.Gamma(2.0, 3.0), VALUES), "Beta": (lambda: TD.Beta(2.0, 3.0), VALUES),
+    "Poisson": (lambda: TD.Poisson(2.0), torch.tensor([1.0, 3.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_DISTRIBUTIONS))
+def test_distribution_counterparts_score_alike(ms, name):
+    make, values = TORCH_DISTRIBUTIONS[name]
+    assert np.allclose(ms[f"dist_{name}_log_prob"], make().log_prob(values).numpy(), atol=1e-6)
+    found = verdict(f"torch.distributions.{name}")
+    assert found.mindspore == f"mindspore.nn.probability.distribution.{name}" and found.status == "divergent"
+    # The note claims entropy only where it was compared.
+    if "entropy equal" in found.note:
+        assert np.allclose(ms[f"dist_{name}_entropy"], make().entropy().numpy(), atol=1e-6)
+    elif "no entropy" in found.note:
+        assert str(ms[f"dist_{name}_entropy"]).startswith("raised")
+
+
+def test_gamma_takes_tensors_and_kl_is_a_method(ms):
+    assert ms["dist_Gamma_scalar"] == "raised TypeError"
+    expected = float(TD.kl.kl_divergence(TD.Normal(0.0, 1.0), TD.Normal(1.0, 2.0)))
+    assert ms["dist_kl"][0] == pytest.approx(expected, abs=1e-6) and "0.4431" in verdict("torch.distributions.kl.kl_divergence").note
+    assert verdict("torch.distributions.MultivariateNormal").status == "missing"

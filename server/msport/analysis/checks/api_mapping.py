@@ -309,7 +309,7 @@ class ApiMappingCheck(Check):
         if spelled is None:
             return ()
         edits = (Edit(span, spelled), *call.edits)
-        titles = [f.title for f in call.forms if f.title]
+        titles = list(dict.fromkeys(f.title for f in call.forms if f.title))  # one title per kind of change
         templates = self._templates
         title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=", ".join(titles))
         reason = self._unsafe_reason(node, verdict, call, target)
