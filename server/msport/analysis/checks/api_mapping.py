@@ -103,9 +103,9 @@ class ApiMappingCheck(Check):
             return None
         if self.is_layer(value):
             return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
-        for namespace, base in self.facts.namespace_bases:
-            if value.cls.startswith(namespace + "."):
-                return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{base}.{node.attr}")
+        inner = [(namespace, base) for namespace, base in self.facts.namespace_bases if value.cls.startswith(namespace + ".")]
+        for namespace, base in sorted(inner, key=lambda pair: -len(pair[0]))[:1]:  # the innermost namespace
+            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{base}.{node.attr}")
         return None
 
     def _ruled(self, candidate: str) -> Optional[str]:
