@@ -147,4 +147,12 @@ for name, (make, values) in DISTRIBUTIONS.items():
     out[f"dist_{name}_entropy"] = outcome(lambda: make().entropy())
 out["dist_Gamma_scalar"] = outcome(lambda: D.Gamma(2.0, 3.0))
 out["dist_kl"] = outcome(lambda: D.Normal(0.0, 1.0).kl_loss("Normal", Tensor([1.0], ms.float32), Tensor([2.0], ms.float32)))
+import mindspore.scipy.linalg  # noqa: E402
+
+LOWER = np.tril(rng.random((3, 3), dtype=np.float32) + np.eye(3, dtype=np.float32))
+out["softplus"] = outcome(lambda: ops.softplus(Tensor(MATRIX * 10 - 5), beta=2, threshold=10))
+out["current_device"] = list(ms.get_current_device())
+out["trapz"] = outcome(lambda: ops.trapz(Tensor(MATRIX)))
+out["trapz_dx"] = outcome(lambda: ops.trapz(Tensor(MATRIX), dx=0.5, dim=0))
+out["solve_triangular"] = outcome(lambda: mindspore.scipy.linalg.solve_triangular(Tensor(LOWER), Tensor(MATRIX[:, :2].copy()), lower=True))
 print(json.dumps(out))

@@ -233,3 +233,31 @@ def test_gamma_takes_tensors_and_kl_is_a_method(ms):
     expected = float(TD.kl.kl_divergence(TD.Normal(0.0, 1.0), TD.Normal(1.0, 2.0)))
     assert ms["dist_kl"][0] == pytest.approx(expected, abs=1e-6) and "0.4431" in verdict("torch.distributions.kl.kl_divergence").note
     assert verdict("torch.distributions.MultivariateNormal").status == "missing"
+
+
+def test_one_line_ways_out(ms):
+    matrix = torch.from_numpy(MATRIX)
+    assert np.broadcast_shapes((2, 1, 3), (4, 3)) == tuple(torch.broadcast_shapes((2, 1, 3), (4, 3))) == (2, 4, 3)
+    assert "numpy.broadcast_shapes" in verdict("torch.broadcast_shapes").note
+    assert np.allclose(ms["softplus"], torch.nn.Softplus(beta=2, threshold=10)(matrix * 10 - 5).numpy(), atol=1e-6)
+    assert "ops.softplus" in verdict("torch.nn.Softplus").note
+    assert ms["current_device"] == ["CPU", 0]  # (target, index): PyTorch's index is element [1]
+    assert verdict("torch.cuda.current_device").mindspore == "mindspore.get_current_device"
+
+
+def test_trapezoid_and_solve_triangular(ms):
+    matrix = torch.from_numpy(MATRIX)
+    assert np.allclose(ms["trapz"], torch.trapezoid(matrix).numpy(), atol=1e-6)
+    assert np.allclose(ms["trapz_dx"], torch.trapezoid(matrix, dx=0.5, dim=0).numpy(), atol=1e-6)
+    assert verdict("torch.trapezoid").status == "equivalent"
+    expected = torch.linalg.solve_triangular(torch.from_numpy(ms_lower()), matrix[:, :2], upper=False).numpy()
+    assert np.allclose(ms["solve_triangular"], expected, atol=1e-5)
+    assert "lower=True" in verdict("torch.linalg.solve_triangular").note
+
+
+def ms_lower():
+    """The lower-triangular matrix ms_audit_facts.py draws after its other inputs (same seed)."""
+    draw = np.random.default_rng(14)
+    for shape in ((3, 4), (1, 3), (4,)):
+        draw.random(shape, dtype=np.float32)
+    return np.tril(draw.random((3, 3), dtype=np.float32) + np.eye(3, dtype=np.float32))
