@@ -155,4 +155,13 @@ out["current_device"] = list(ms.get_current_device())
 out["trapz"] = outcome(lambda: ops.trapz(Tensor(MATRIX)))
 out["trapz_dx"] = outcome(lambda: ops.trapz(Tensor(MATRIX), dx=0.5, dim=0))
 out["solve_triangular"] = outcome(lambda: mindspore.scipy.linalg.solve_triangular(Tensor(LOWER), Tensor(MATRIX[:, :2].copy()), lower=True))
+from mindspore import mint  # noqa: E402
+
+IMAGE = rng.random((1, 2, 4, 4), dtype=np.float32)
+for mode in ("nearest", "bilinear", "bicubic"):
+    extra = {} if mode == "nearest" else {"align_corners": False}
+    out[f"mint_interpolate_{mode}"] = outcome(lambda: mint.nn.functional.interpolate(Tensor(IMAGE), size=(8, 8), mode=mode, **extra))
+    out[f"ops_interpolate_{mode}"] = outcome(lambda: ops.interpolate(Tensor(IMAGE), size=(8, 8), mode=mode, **extra))
+out["ops_interpolate_scale"] = outcome(lambda: ops.interpolate(Tensor(IMAGE), scale_factor=2.0, mode="bilinear"))
+out["mint_upsample_bicubic"] = outcome(lambda: mint.nn.Upsample(size=(8, 8), mode="bicubic")(Tensor(IMAGE)))
 print(json.dumps(out))

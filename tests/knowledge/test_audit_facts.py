@@ -255,6 +255,31 @@ def test_trapezoid_and_solve_triangular(ms):
     assert "lower=True" in verdict("torch.linalg.solve_triangular").note
 
 
+def test_interpolate_modes_by_backend(ms, analyze):
+    image = torch.from_numpy(ms_image())
+    assert np.allclose(ms["mint_interpolate_nearest"], torch.nn.functional.interpolate(image, size=(8, 8), mode="nearest").numpy())
+    for mode in ("bilinear", "bicubic"):
+        assert ms[f"mint_interpolate_{mode}"] == "raised RuntimeError"  # no CPU kernel
+    bilinear = torch.nn.functional.interpolate(image, size=(8, 8), mode="bilinear", align_corners=False).numpy()
+    assert np.allclose(ms["ops_interpolate_bilinear"], bilinear, atol=1e-5)
+    bicubic = torch.nn.functional.interpolate(image, size=(8, 8), mode="bicubic", align_corners=False).numpy()
+    gap = np.abs(np.array(ms["ops_interpolate_bicubic"]) - bicubic).max()
+    assert 0.01 < gap < 0.1  # the rule says "up to 0.06 apart": another cubic kernel
+    assert ms["ops_interpolate_scale"] == "raised ValueError" and ms["mint_upsample_bicubic"] == "raised RuntimeError"
+    code = "import torch.nn.functional as F\ndef up(x):\n    return F.interpolate(x, size=(8, 8), mode='bilinear')\n"
+    on_cpu = [f for f in analyze(code, backend="cpu") if f.torch_api == "torch.nn.functional.interpolate"]
+    on_ascend = [f for f in analyze(code, backend="ascend") if f.torch_api == "torch.nn.functional.interpolate"]
+    assert [f.code for f in on_cpu] == ["MS102"] and "ops.interpolate" in on_cpu[0].message
+    assert [f.code for f in on_ascend] == ["MS103"]
+
+
+def ms_image():
+    draw = np.random.default_rng(14)
+    for shape in ((3, 4), (1, 3), (4,), (3, 3)):
+        draw.random(shape, dtype=np.float32)
+    return draw.random((1, 2, 4, 4), dtype=np.float32)
+
+
 def ms_lower():
     """The lower-triangular matrix ms_audit_facts.py draws after its other inputs (same seed)."""
     draw = np.random.default_rng(14)

@@ -54,6 +54,7 @@ class Site:
     result_used: bool
     in_torch_container: bool
     dtype_of: Callable[[ast.AST], Optional[str]]  # "int", "float", "bool", "complex" or None
+    backend: str = ""  # the configured backend (ascend, gpu, cpu): a kernel may exist on one only
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,9 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         keyword = name
     kind = form.condition("kind")
     if kind and kind != site.kind:
+        return None
+    backend = form.condition("backend")
+    if backend and site.backend != backend:
         return None
     if form.condition("inside") == "torch-container" and not site.in_torch_container:
         return None
