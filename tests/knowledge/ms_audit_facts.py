@@ -164,4 +164,13 @@ for mode in ("nearest", "bilinear", "bicubic"):
     out[f"ops_interpolate_{mode}"] = outcome(lambda: ops.interpolate(Tensor(IMAGE), size=(8, 8), mode=mode, **extra))
 out["ops_interpolate_scale"] = outcome(lambda: ops.interpolate(Tensor(IMAGE), scale_factor=2.0, mode="bilinear"))
 out["mint_upsample_bicubic"] = outcome(lambda: mint.nn.Upsample(size=(8, 8), mode="bicubic")(Tensor(IMAGE)))
+CUBE = rng.random((2, 3, 4), dtype=np.float32)
+out["max_dim"] = type(ops.max(Tensor(MATRIX), 1)).__name__
+out["max_dim_values"] = outcome(lambda: ops.max(Tensor(MATRIX), 1).values)
+out["mint_max_dim_values"] = outcome(lambda: mint.max(Tensor(MATRIX), 1).values)
+out["tensor_max_dim_indices"] = outcome(lambda: Tensor(MATRIX).max(axis=1, return_indices=True).indices)
+out["sort_values"] = outcome(lambda: ops.sort(Tensor(MATRIX)).values)
+out["topk_indices"] = outcome(lambda: ops.topk(Tensor(MATRIX), 2).indices)
+out["sort_first"] = outcome(lambda: ops.sort(Tensor(MATRIX))[0])
+out["flatten_layers"] = [outcome(lambda: layer()(Tensor(CUBE))) for layer in (mint.nn.Flatten, ms.nn.Flatten)]
 print(json.dumps(out))

@@ -286,3 +286,39 @@ def ms_lower():
     for shape in ((3, 4), (1, 3), (4,)):
         draw.random(shape, dtype=np.float32)
     return np.tril(draw.random((3, 3), dtype=np.float32) + np.eye(3, dtype=np.float32))
+
+
+def test_named_tuple_results_are_plain_tuples(ms, analyze):
+    assert ms["max_dim"] == "tuple"
+    for key in ("max_dim_values", "mint_max_dim_values", "tensor_max_dim_indices", "sort_values", "topk_indices"):
+        assert ms[key] == "raised AttributeError", key
+    assert np.allclose(ms["sort_first"], torch.sort(torch.from_numpy(MATRIX)).values.numpy())
+    code = ("import torch\ndef f():\n    x = torch.randn(3, 4)\n    a = torch.sort(x).values\n"
+            "    b = torch.sort(x)[0]\n    return a, b\n")
+    sorts = {f.span.start_line: f for f in analyze(code) if f.torch_api == "torch.sort"}
+    assert sorts[3].code == "MS102" and "[0] for .values" in sorts[3].message
+    assert sorts[4].code == "MS103"
+
+
+def test_flatten_is_a_layer(ms):
+    cube = torch.from_numpy(np.random.default_rng(0).random((2, 3, 4), dtype=np.float32))
+    expected_shape = torch.nn.Flatten()(cube).shape
+    for flattened in ms["flatten_layers"]:
+        assert tuple(np.array(flattened).shape) == tuple(expected_shape)
+    targets = [t.mindspore for t in default_knowledge().lookup("torch.nn.Flatten").targets]
+    assert "mindspore.mint.flatten" not in targets and "mindspore.mint.nn.Flatten" in targets
+
+
+def test_no_equivalent_target_of_another_kind():
+    """A layer class is not equivalent to a function (torch.nn.Flatten was to mint.flatten)."""
+    snapshots_dir = HERE.parents[1] / "rules" / "snapshots"
+    ms_apis = json.loads((snapshots_dir / "mindspore-2.10.0.json").read_text(encoding="utf-8"))["apis"]
+    torch_apis = json.loads((snapshots_dir / "torch-2.13.0.json").read_text(encoding="utf-8"))["apis"]
+    wrong = []
+    for rule in dict.fromkeys(default_knowledge().apis.values()):
+        torch_kind = (torch_apis.get(rule.torch) or [None])[0]
+        for target in rule.targets:
+            ms_kind = (ms_apis.get(target.mindspore) or [None])[0]
+            if target.status == "equivalent" and {torch_kind, ms_kind} == {"class", "function"}:
+                wrong.append(f"{rule.torch} -> {target.mindspore}")
+    assert wrong == []

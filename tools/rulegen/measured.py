@@ -52,7 +52,8 @@ def _named(params: Optional[Sequence[str]]) -> Optional[List[str]]:
     (a bare (*args, **kwargs) says nothing about the parameters)."""
     if params is None:
         return None
-    named = [p for p in params if p not in ("self", "Tensor") and not p.startswith("*")]
+    # Capitalised entries are types a docstring signature lists (topk's out=(Tensor, LongTensor)).
+    named = [p for p in params if p not in ("self", "Tensor") and not p.startswith("*") and not p[:1].isupper()]
     return named if named or not any(p.startswith("*") for p in params) else None
 
 
@@ -129,8 +130,11 @@ def described(call: str) -> str:
 
 
 class Sharpener:
-    def __init__(self, measured: Dict[str, Dict], snapshots: Dict[Version, Snapshot], torch: Snapshot):
+    def __init__(self, measured: Dict[str, Dict], snapshots: Dict[Version, Snapshot], torch: Snapshot,
+                 general: Sequence[str] = ()):
         self.measured, self.snapshots, self.torch = measured, snapshots, torch
+        # Parameters MindSpore omits on purpose (out, device, requires_grad...): no divergence.
+        self.general = frozenset(general)
 
     def signatures(self, torch: str, mindspore: str, version: Version, renames: Sequence[Tuple[str, str]] = ()) -> Optional[str]:
         """What the two real signatures show: the parameters named otherwise at the same position,
@@ -149,7 +153,8 @@ class Sharpener:
         for i, name in enumerate(t):
             name = renamed.get(name, name)
             if name not in m:
-                lacking.append(name)
+                if name not in self.general:
+                    lacking.append(name)
             elif m.index(name) != i:
                 moved.append(f"{name} is parameter {m.index(name) + 1} in MindSpore and {i + 1} in PyTorch")
         phrases = [f"{text}: pass it by keyword" for text in moved]
@@ -158,7 +163,7 @@ class Sharpener:
             phrases.append(f"{mindspore} has no {_plural(lacking, 'parameter', 'parameters')} named {_names(lacking)} in MindSpore {label}; it takes ({_params(m)})")
         # Identical signatures: what the tables call a difference is not in the parameters, and
         # no run of this pair says what it is.
-        return sentence(phrases) or f"{mindspore} takes the same parameters as PyTorch's {torch} ({_params(t)}) in MindSpore {label}, and msport has not run the pair: {UNMEASURED}"
+        return sentence(phrases) or f"{mindspore} takes the parameters of PyTorch's {torch} ({_params(m)}) in MindSpore {label}, and msport has not run the pair: {UNMEASURED}"
 
     def fact(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
         fact = self._sharpened(torch, mindspore, version, fact)
@@ -221,9 +226,10 @@ def _renaming(phrase: str) -> bool:
     return bool(re.fullmatch(r"(parameters? .+ (is|are) named .+|not in the official mapping tables: msport matched the name)", phrase))
 
 
-def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS) -> None:
+def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS,
+            general: Sequence[str] = ()) -> None:
     """Replace the vague phrases of every generated fact (before curated facts are laid over)."""
-    sharpener = Sharpener(load_measured(directory), snapshots, torch)
+    sharpener = Sharpener(load_measured(directory), snapshots, torch, general)
     for rule in rules.values():
         for target in rule.targets:
             if not target.mindspore:

@@ -250,8 +250,9 @@ class ApiMappingCheck(Check):
         parents = parent_map(self.chunk.tree)
         parent = parents.get(id(call))
         oracle = DtypeOracle(default_callforms().dtype_hints, self.qualified, self.scope.function)
+        attribute = parent.attr if isinstance(parent, ast.Attribute) and parent.value is call else ""
         site = Site(kind, not isinstance(parent, ast.Expr), self._in_torch_container(call, parents), oracle.dtype_of,
-                    self.settings.backend)
+                    self.settings.backend, attribute)
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
     def _in_torch_container(self, call: ast.Call, parents) -> bool:
