@@ -173,4 +173,11 @@ out["sort_values"] = outcome(lambda: ops.sort(Tensor(MATRIX)).values)
 out["topk_indices"] = outcome(lambda: ops.topk(Tensor(MATRIX), 2).indices)
 out["sort_first"] = outcome(lambda: ops.sort(Tensor(MATRIX))[0])
 out["flatten_layers"] = [outcome(lambda: layer()(Tensor(CUBE))) for layer in (mint.nn.Flatten, ms.nn.Flatten)]
+import mindspore.dataset.vision as vision  # noqa: E402
+
+CHW = rng.random((3, 4, 5), dtype=np.float32)
+MEAN, STD = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
+out["normalize_chw_default"] = outcome(lambda: vision.Normalize(mean=MEAN, std=STD)(CHW))
+out["normalize_chw"] = outcome(lambda: vision.Normalize(mean=MEAN, std=STD, is_hwc=False)(CHW).tolist())
+out["multinomial_default_replacement"] = str(__import__("inspect").signature(ops.multinomial).parameters["replacement"].default)
 print(json.dumps(out))

@@ -322,3 +322,22 @@ def test_no_equivalent_target_of_another_kind():
             if target.status == "equivalent" and {torch_kind, ms_kind} == {"class", "function"}:
                 wrong.append(f"{rule.torch} -> {target.mindspore}")
     assert wrong == []
+
+
+def test_vision_normalize_needs_is_hwc_false_on_chw(ms):
+    draw = np.random.default_rng(14)
+    for shape in ((3, 4), (1, 3), (4,), (3, 3), (1, 2, 4, 4), (2, 3, 4)):
+        draw.random(shape, dtype=np.float32)
+    chw = torch.from_numpy(draw.random((3, 4, 5), dtype=np.float32))
+    mean, std = torch.tensor([0.5, 0.4, 0.3])[:, None, None], torch.tensor([0.2, 0.25, 0.3])[:, None, None]
+    assert ms["normalize_chw_default"].startswith("raised")
+    assert np.allclose(ms["normalize_chw"], ((chw - mean) / std).numpy(), atol=1e-5)  # torchvision's formula
+    assert "is_hwc=False" in verdict("torchvision.transforms.Normalize").note
+
+
+def test_multinomial_replacement_default(ms):
+    assert ms["multinomial_default_replacement"] == "True"
+    # PyTorch's default draws without replacement: 3 draws of 3 categories are a permutation.
+    assert sorted(torch.multinomial(torch.ones(3), 3).tolist()) == [0, 1, 2]
+    cpu = default_knowledge().verdict("torch.multinomial", (2, 10), "cpu")
+    assert cpu.mindspore == "mindspore.ops.multinomial" and "replacement=False" in cpu.note
