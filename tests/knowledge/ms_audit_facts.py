@@ -180,4 +180,13 @@ MEAN, STD = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
 out["normalize_chw_default"] = outcome(lambda: vision.Normalize(mean=MEAN, std=STD)(CHW))
 out["normalize_chw"] = outcome(lambda: vision.Normalize(mean=MEAN, std=STD, is_hwc=False)(CHW).tolist())
 out["multinomial_default_replacement"] = str(__import__("inspect").signature(ops.multinomial).parameters["replacement"].default)
+SQUARE = Tensor(MATRIX[:3, :3].copy())
+filled = SQUARE.fill_diagonal(-1.0)
+out["fill_diagonal_new"] = filled is not SQUARE
+out["fill_diagonal_input_unchanged"] = bool(np.array_equal(SQUARE.asnumpy(), MATRIX[:3, :3]))
+out["fill_diagonal_value"] = filled.asnumpy().tolist()
+out["fill_diagonal_inplace_cpu"] = outcome(lambda: Tensor(MATRIX[:3, :3].copy()).fill_diagonal_(-1.0))
+out["where_condition_only"] = outcome(lambda: mint.where(Tensor(MATRIX > 0.5)))
+nonzero = ops.nonzero(Tensor(MATRIX > 0.5)).asnumpy()
+out["nonzero_columns"] = [nonzero[:, i].tolist() for i in range(nonzero.shape[1])]
 print(json.dumps(out))

@@ -341,3 +341,28 @@ def test_multinomial_replacement_default(ms):
     assert sorted(torch.multinomial(torch.ones(3), 3).tolist()) == [0, 1, 2]
     cpu = default_knowledge().verdict("torch.multinomial", (2, 10), "cpu")
     assert cpu.mindspore == "mindspore.ops.multinomial" and "replacement=False" in cpu.note
+
+
+def test_inplace_methods_ported_out_of_place(ms, analyze):
+    assert ms["fill_diagonal_new"] and ms["fill_diagonal_input_unchanged"] is True
+    assert ms["fill_diagonal_inplace_cpu"].startswith("raised")
+    matrix = torch.from_numpy(MATRIX[:3, :3].copy())
+    assert np.allclose(ms["fill_diagonal_value"], matrix.clone().fill_diagonal_(-1.0).numpy())
+    code = "import torch\ndef f():\n    x = torch.randn(3, 3)\n    x.fill_diagonal_(0.0)\n    y = x.clone().fill_diagonal_(1.0)\n    return x, y\n"
+    found = {f.span.start_line: f for f in analyze(code) if f.torch_api == "torch.Tensor.fill_diagonal_"}
+    assert found[3].code == "MS102" and "x = x.fill_diagonal" in found[3].message
+    assert found[4].code == "MS103"
+
+
+def test_where_with_the_condition_alone_on_cpu(ms, analyze):
+    assert ms["where_condition_only"] == "raised RuntimeError"
+    assert ms["nonzero_columns"] == [a.tolist() for a in torch.where(torch.from_numpy(MATRIX > 0.5))]
+    code = "import torch\ndef f(x):\n    return torch.where(x > 0)[0], torch.where(x > 0, x, 0.0)\n"
+    on_cpu = [f.code for f in analyze(code, backend="cpu") if f.torch_api == "torch.where" and f.code.startswith("MS1")]
+    assert on_cpu == ["MS102", "MS103"]
+    assert [f.code for f in analyze(code, backend="ascend") if f.torch_api == "torch.where" and f.code.startswith("MS1")] == ["MS103", "MS103"]
+
+
+def test_clip_grad_value_clips_the_gradient_tuple():
+    found = verdict("torch.nn.utils.clip_grad_value_")
+    assert found.status == "divergent" and "clip_by_value(g, -clip_value, clip_value)" in found.note
