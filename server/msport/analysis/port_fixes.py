@@ -247,7 +247,7 @@ class _Site:
         arguments = ", ".join(self.text(value) for _, value in given)
         if not dtypes:
             return self._drop_call(rule, node, call, arguments=arguments)
-        if finding.torch_api != "torch.Tensor.to":
+        if finding.torch_api not in rule.option("dtype_apis"):
             return None  # a module's dtype change: cell.to_float is not the same thing
         span = self._from_name(node)
         return self._fix(rule, [Edit(span, f"astype({self.text(dtypes[0])})")], title=rule.text("dtype_title", arguments=arguments, dtype=self.text(dtypes[0])))
@@ -413,7 +413,7 @@ class _Site:
         function = _enclosing_function(statement, self.parents)
         stopped = self._stop_gradient_names(statement, function)
         if stopped:
-            spelled, imports = spelling("mindspore.ops.stop_gradient", self.context)
+            spelled, imports = spelling(rule.option("stop_function"), self.context)
             last = self.span(statement)
             lines = "".join(f"{indent}{name} = {spelled}({name})\n" for name in stopped)
             edits.append(Edit(Span(last.end_line + 1, 0, last.end_line + 1, 0), lines))

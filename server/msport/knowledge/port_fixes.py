@@ -29,16 +29,17 @@ _COMMON = ("apis", "builder", "safety", "title")
 _OPTIONS = {
     "wrap-in-function": ("function",),
     "inplace-rebind": ("unsafe_title",),
-    "to-device-or-dtype": ("dtype_title", "device_strings", "device_names", "device_suffixes", "device_functions", "dtype_names",
+    "to-device-or-dtype": ("dtype_title", "dtype_apis", "device_strings", "device_names", "device_suffixes", "device_functions", "dtype_names",
                            "dtype_suffixes", "ignored_keywords"),
     "rename-method": ("method",),
     "replace-call": ("replacement",),
     "helper-function": ("helper", "unsafe_title"),
-    "remove-grad-context": ("stop_title", "decorator_title", "unsafe_title"),
+    "remove-grad-context": ("stop_title", "stop_function", "decorator_title", "unsafe_title"),
     "init-to-initializer": ("module", "alias"),
     "dtype": ("dtypes",),
 }
-_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",)}
+_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",),
+             "remove-grad-context": ("stop_function",), "to-device-or-dtype": ("dtype_apis",)}
 _INIT_FIELDS = ("class", "params", "defaults", "map", "symmetric")
 _HELPER_FIELDS = ("imports", "code", "unsupported", "random")
 

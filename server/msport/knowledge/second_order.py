@@ -31,7 +31,7 @@ _MEASURED_FIELDS = (
     "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
 )
 _DETECT_FIELDS = ("pattern", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
-                  "transform_classes", "derivatives", "transparent", "containers", "wrappers")
+                  "transform_classes", "derivatives", "transparent", "containers", "wrappers", "jit")
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class CreateGraphCall:
     outputs: int  # position of the differentiated outputs (-1: the method's receiver)
     inputs: Optional[int]  # position of the inputs the gradient is taken with respect to
     position: int  # position of create_graph when passed positionally
+    untyped: bool = False  # a method matched by its name on a receiver of unknown type
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class SecondOrderRules:
     transparent: FrozenSet[str] = frozenset()
     containers: FrozenSet[str] = frozenset()
     wrappers: Tuple[Wrapper, ...] = ()
+    jit: str = ""  # what compiles a function as a static graph
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
     replacements: Tuple[Replacement, ...] = ()
@@ -132,6 +134,10 @@ class SecondOrderRules:
 
     def create_graph_call(self, api: str) -> Optional[CreateGraphCall]:
         return next((c for c in self.create_graph if c.api == api), None)
+
+    def untyped_create_graph_call(self, method: str) -> Optional[CreateGraphCall]:
+        """The create_graph method named *method*, matched whatever its receiver."""
+        return next((c for c in self.create_graph if c.untyped and c.api.rpartition(".")[2] == method), None)
 
     def derivative_order(self, api: str) -> Optional[int]:
         return dict(self.derivatives).get(api)
@@ -192,6 +198,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         transparent=frozenset(detect.strings("transparent")),
         containers=frozenset(detect.strings("containers")),
         wrappers=_wrappers(detect),
+        jit=detect.text("jit", required=True) or "",
         messages=messages,
         workarounds=workarounds,
         replacements=tuple(_replacements(data.get("replacement", []), problems)),
@@ -224,10 +231,11 @@ def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGr
     calls = []
     for index, item in enumerate(detect.table.get("create_graph", [])):
         if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("outputs"), int) \
-                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int):
-            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N] }}, got {item!r}")
+                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int) \
+                or not isinstance(item.get("untyped", False), bool):
+            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true] }}, got {item!r}")
             continue
-        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"]))
+        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"], item.get("untyped", False)))
     return tuple(calls)
 
 

@@ -77,6 +77,9 @@ class CaseResult:
 class SparseRules:
     words: Tuple[str, ...] = ()
     preserving_methods: FrozenSet[str] = frozenset()
+    namespaces: Tuple[str, ...] = ()  # modules whose functions take a sparse first argument
+    tensor_class: str = ""  # the torch tensor class the operations' methods belong to
+    classes: Tuple[Tuple[str, str], ...] = ()  # layout -> MindSpore class
     int64_operations: FrozenSet[str] = frozenset()
     messages: Tuple[Tuple[str, str], ...] = ()
     constructors: Tuple[Constructor, ...] = ()
@@ -109,6 +112,13 @@ class SparseRules:
 
     def message(self, key: str) -> str:
         return dict(self.messages)[key]
+
+    def mindspore_class(self, layout: str) -> str:
+        """MindSpore's class for *layout* ("coo": mindspore.COOTensor)."""
+        return dict(self.classes)[layout]
+
+    def in_namespace(self, qualified: str) -> bool:
+        return any(qualified.startswith(namespace + ".") for namespace in self.namespaces)
 
     def constructor(self, api: str) -> Optional[Constructor]:
         return self._index["constructors"].get(api)
@@ -159,7 +169,7 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     except (OSError, RuleFileError) as exc:
         return SparseRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
-    detect.unknown_fields(("words", "preserving_methods", "int64_operations"))
+    detect.unknown_fields(("words", "namespaces", "tensor_class", "preserving_methods", "int64_operations"))
     messages = _Entry(data.get("messages", {}), FILE_NAME, "[messages]", problems)
     messages.unknown_fields(MESSAGES)
     layouts = []
@@ -168,6 +178,10 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
             problems.append(RuleProblem(FILE_NAME, "[layouts]", layout, f"expected one of {', '.join(LAYOUTS)} = [qualified names]"))
             continue
         layouts += [(value, layout) for value in values]
+    classes = data.get("classes") or {}
+    if not isinstance(classes, dict) or set(classes) != set(LAYOUTS) or not all(isinstance(v, str) and v.startswith("mindspore.") for v in classes.values()):
+        problems.append(RuleProblem(FILE_NAME, "[classes]", "", f"expected {' and '.join(LAYOUTS)} = \"mindspore.<class>\", got {classes!r}"))
+        classes = {}
     operations = list(_operations(data.get("operation", []), problems))
     known_ids = {o.id for o in operations}
     int64 = detect.strings("int64_operations")
@@ -177,6 +191,9 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     return SparseRules(
         words=detect.strings("words"),
         preserving_methods=frozenset(detect.strings("preserving_methods")),
+        namespaces=detect.strings("namespaces"),
+        tensor_class=detect.text("tensor_class", required=True) or "",
+        classes=tuple(sorted(classes.items())),
         int64_operations=frozenset(int64),
         messages=tuple((key, text) for key in MESSAGES if (text := messages.text(key, required=True))),
         constructors=tuple(_constructors(data.get("constructor", []), problems)),

@@ -293,14 +293,16 @@ class SecondOrderCheck(TopFunctionTracker, Check):
                                      span=span, message=message, mindspore_api=site.call.api, fixes=fixes))
 
     def _jit_spelling(self) -> Tuple[str, Tuple[str, ...]]:
+        jit = self.rules.jit
+        module, _, name = jit.rpartition(".")
         bound = {qualified: local for local, qualified in self.context.bindings}
-        if "mindspore.jit" in bound:
-            return bound["mindspore.jit"], ()
-        if "mindspore" in bound:
-            return f"{bound['mindspore']}.jit", ()
-        if self.context.binding("jit") is None:
-            return "jit", ("from mindspore import jit",)
-        return "mindspore.jit", ("import mindspore",)
+        if jit in bound:
+            return bound[jit], ()
+        if module in bound:
+            return f"{bound[module]}.{name}", ()
+        if self.context.binding(name) is None:
+            return name, (f"from {module} import {name}",)
+        return jit, (f"import {module}",)
 
 
 def _inner_transform(node: ast.Call, site: Site) -> Optional[ast.AST]:

@@ -25,7 +25,6 @@ from .base import Check
 
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
 _LAYOUT_NAMES = {"coo": "COO", "csr": "CSR"}
-_CLASSES = {"coo": "COOTensor", "csr": "CSRTensor"}
 _INT32 = ("int32",)
 _MODE_NAMES = {"pynative": "PyNative", "jit": "under jit"}
 
@@ -275,9 +274,9 @@ class SparseCheck(Check):
             receiver = self.sparse_of(func.value)
             if receiver is not None:
                 if receiver.framework == "torch":
-                    operation = self.rules.operation("torch.Tensor." + func.attr)
+                    operation = self.rules.operation(f"{self.rules.tensor_class}.{func.attr}")
                 else:
-                    operation = self.rules.operation_of_counterpart(f"mindspore.{_CLASSES[receiver.layout]}.{func.attr}")
+                    operation = self.rules.operation_of_counterpart(f"{self.rules.mindspore_class(receiver.layout)}.{func.attr}")
                 if operation is not None and 0 in operation.sparse:
                     return operation, receiver
                 return None, None
@@ -291,7 +290,7 @@ class SparseCheck(Check):
                 value = self.sparse_of(candidate)
                 if value is not None:
                     return operation, value
-        if qualified.startswith("torch.sparse."):
+        if self.rules.in_namespace(qualified):
             # torch.sparse.mm(adj, x): sparse by the API's own definition, whatever adj is here.
             first = node.args[0] if node.args else None
             return operation, SparseValue("coo", "torch", first if first is not None else node)
@@ -307,7 +306,7 @@ class SparseCheck(Check):
         described = self._described(value)
         layout = _LAYOUT_NAMES[value.layout]
         if value.framework == "torch" and counterpart.none:
-            text = self.rules.message("missing").format(op=written, layout=layout, value=described, layout_class=_CLASSES[value.layout],
+            text = self.rules.message("missing").format(op=written, layout=layout, value=described, layout_class=self.rules.mindspore_class(value.layout).rpartition(".")[2],
                                                        fallback=operation.fallback, memory=self._memory(value))
             self._add("MS601", span, text, value)
             return
@@ -376,7 +375,7 @@ class SparseCheck(Check):
         title = self.rules.message("int32_fix") + ("" if value.int32_inline else " (unsafe: the indices tensor may be used elsewhere as int32)")
         fix = Fix(title, safety, (Edit(attribute, "int64"),))
         self.findings.append(Finding(code="MS604", category=Category.SPARSE, severity=Severity(self.knowledge.code("MS604").severity),
-                                     span=self.span(dtype), message=text, mindspore_api=f"mindspore.{_CLASSES[value.layout]}", fixes=(fix,)))
+                                     span=self.span(dtype), message=text, mindspore_api=self.rules.mindspore_class(value.layout), fixes=(fix,)))
 
     def _deprecated(self, node: ast.Call, qualified: str) -> None:
         text = self.rules.message("deprecated").format(op=f"`{source_text(node.func)}` ({qualified})", version=self.settings.target_version,
