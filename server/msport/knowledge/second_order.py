@@ -12,19 +12,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Pattern, Tuple
 
-from . import toml
-from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
+from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, parse_versions, rules_dir, toml_parser
 from .model import Version
 from .cache import toml_document
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import in_language, read_text, read_texts, with_translations
 from .shared import load_once
 
 FILE_NAME = "second_order.toml"
+_parse = toml_parser(FILE_NAME)
 #: The line above which the file is hand-written and below which the probe writes the table.
 MARKER = "# ---- MEASURED: written by tools/probe_second_order.py below this line; do not edit ----"
 MODES = ("pynative", "inner_jit", "graph")
 STATUSES = ("ok", "zero", "wrong", "no-bprop", "no-kernel", "crash", "n/a")
 BPROP = ("missing", "present", "unknown")
-MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version")
+MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version", "related",
+            "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
+            "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
+            "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
 _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
@@ -142,11 +147,11 @@ class SecondOrderRules:
     def derivative_order(self, api: str) -> Optional[int]:
         return dict(self.derivatives).get(api)
 
-    def message(self, key: str) -> str:
-        return dict(self.messages)[key]
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.messages)[key], language)
 
-    def workaround(self, key: str) -> str:
-        return dict(self.workarounds)[key]
+    def workaround(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.workarounds)[key], language)
 
     def support(self, mindspore: str, version: Version) -> Optional[Support]:
         """The measurement of *mindspore* on *version*, else on the nearest version measured
@@ -173,18 +178,18 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         head, _, tail = text.partition(MARKER)
         data = _parse(head)
     except (OSError, RuleFileError) as exc:
-        return SecondOrderRules(head_problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return SecondOrderRules(head_problems=(file_problem(FILE_NAME, exc),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
     detect.unknown_fields(_DETECT_FIELDS)
-    messages = _texts(data.get("messages", {}), "[messages]", MESSAGES, problems)
-    workarounds = _texts(data.get("workaround", {}), "[workaround]", WORKAROUNDS, problems)
+    messages = tuple(read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems).items())
+    workarounds = tuple(read_texts(data.get("workaround", {}), FILE_NAME, "[workaround]", WORKAROUNDS, problems).items())
 
     def table() -> Tuple[Tuple[Support, ...], Tuple[RuleProblem, ...]]:
         found: List[RuleProblem] = []
         try:
             measured = toml_document(path.stem, tail, _parse).get("measured", [])
         except RuleFileError as exc:
-            return (), (RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),)
+            return (), (file_problem(FILE_NAME, exc),)
         return tuple(_measured(measured, found)), tuple(found)
 
     return SecondOrderRules(
@@ -216,15 +221,6 @@ def _pattern(detect: _Entry) -> Optional[Pattern[str]]:
     except re.error as exc:
         detect.problem("pattern", f"not a regular expression: {exc}")
         return None
-
-
-def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
-    if not isinstance(table, dict):
-        problems.append(RuleProblem(FILE_NAME, label, "", "expected a table of strings"))
-        return ()
-    entry = _Entry(table, FILE_NAME, label, problems)
-    entry.unknown_fields(required)
-    return tuple((key, text) for key in required if (text := entry.text(key, required=True)))
 
 
 def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGraphCall, ...]:
@@ -265,9 +261,10 @@ def _wrappers(detect: _Entry) -> Tuple[Wrapper, ...]:
 def _replacements(tables: Any, problems: List[RuleProblem]) -> List[Replacement]:
     found = []
     for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "replacement", "text", problems):
-        entry.unknown_fields(("grad_primitives", "text", "torch", "mindspore", "input"))
+        entry.unknown_fields(("grad_primitives", *with_translations(("text",)), "torch", "mindspore", "input"))
         primitives = entry.strings("grad_primitives")
-        values = [entry.text(k, required=True) for k in ("text", "torch", "mindspore")]
+        values = [read_text(entry.table, "text", entry.file, entry.entry, problems, required=True),
+                  *(entry.text(k, required=True) for k in ("torch", "mindspore"))]
         if primitives and all(values):
             found.append(Replacement(primitives, *values, input=entry.text("input") or "x"))
     return found
@@ -305,13 +302,6 @@ def _measured(tables: Any, problems: List[RuleProblem]) -> List[Support]:
         found.append(Support(name, entry.strings("torch"), version, entry.table.get("bprop", "unknown"), entry.text("grad_primitive"),
                              tuple(statuses), details, case, unprobed))
     return found
-
-
-def _parse(text: str) -> dict:
-    try:
-        return toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        raise RuleFileError(f"{FILE_NAME}: invalid TOML: {exc}") from None
 
 
 default_second_order = load_once(load_second_order)
