@@ -91,3 +91,28 @@ def test_user_function_sharing_an_api_name_is_not_an_api(analyze):
 def test_tuple_unpacking_of_a_tensor_op(analyze):
     text = "import torch\ndef f(x: torch.Tensor):\n    v, i = torch.max(x, 1)\n    return i.cuda()\n"
     assert "torch.Tensor.cuda" in apis(analyze, text)
+
+
+@pytest.mark.parametrize("base", ["torch.nn.modules.loss._Loss", "torch.nn.modules.conv._ConvNd", "torch.nn.modules.batchnorm._BatchNorm"])
+def test_a_private_base_of_torch_layers_makes_a_layer(analyze, base):
+    """Losses subclass torch.nn.modules.loss._Loss: their forward is graph code like any layer's."""
+    module, _, name = base.rpartition(".")
+    text = (
+        f"import torch\nfrom {module} import {name}\n"
+        f"class Loss({name}):\n"
+        "    def forward(self, pred, target):\n"
+        "        return pred[target > 0].sum() + pred.cuda().sum()\n"
+    )
+    found = analyze(text)
+    assert any(f.code == "MS202" for f in found)  # x[mask] in graph code
+    assert any(f.torch_api == "torch.Tensor.cuda" for f in found)  # forward inputs are tensors
+
+
+def test_other_torch_nn_classes_are_not_layers(analyze):
+    text = (
+        "import torch\nfrom torch.nn.utils.rnn import PackedSequence\n"
+        "class Packed(PackedSequence):\n"
+        "    def forward(self, pred, target):\n"
+        "        return pred[target > 0]\n"
+    )
+    assert not any(f.code == "MS202" for f in analyze(text))

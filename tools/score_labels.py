@@ -5,6 +5,8 @@ Two kinds of label files (JSON lines), made by someone who never saw msport's ou
 - dynamic-shape labels: ``{"project", "path", "line", "label": "positive"|"negative", "kind",
   "graph": "yes"|"no"|"unclear", "certainty": "certain"|"uncertain", ...}``: a positive line must get
   an MS2xx finding starting on it, a negative line none;
+- graph-mode, second-order and sparse labels: the same fields (and ``api`` for the last two); a
+  positive line must get a finding of that family (MS4xx, MS5xx, MS6xx), a negative line none;
 - call-site labels: ``{"project", "path", "line", "col", "method", "tensor": "yes"|"no"|"unclear"}``
   (a tensor method call) or ``{..., "method": null, "function": "torch.x"}`` (a module function):
   a tensor receiver (or a torch function) must get a verdict from msport (a finding, or an
@@ -17,6 +19,7 @@ alarms (``--show`` misses|alarms|both) for reading on a development corpus.
 
     python tools/score_labels.py dynamic-shape LABELS.jsonl --corpus /work/corpus/dev
     python tools/score_labels.py call-sites LABELS.jsonl --corpus /work/corpus/dev
+    python tools/score_labels.py graph-mode|second-order|sparse LABELS.jsonl --corpus /work/corpus/dev
 """
 
 from __future__ import annotations
@@ -89,7 +92,11 @@ def _ratio(a: int, b: int) -> str:
     return f"{a / b:.3f}" if b else "n/a"
 
 
-def score_dynamic_shape(labels: List[dict], corpus: Path, show: str) -> None:
+#: The codes each kind of line labels is scored against.
+FAMILIES = {"dynamic-shape": "MS2", "graph-mode": "MS4", "second-order": "MS5", "sparse": "MS6"}
+
+
+def score_lines(labels: List[dict], corpus: Path, show: str, select: str) -> None:
     by_project: Dict[str, List[dict]] = defaultdict(list)
     for label in labels:
         by_project[label["project"]].append(label)
@@ -102,7 +109,7 @@ def score_dynamic_shape(labels: List[dict], corpus: Path, show: str) -> None:
         if not directory.is_dir():
             print(f"{project}: not in {corpus}; skipped", file=sys.stderr)
             continue
-        found = _check(directory, "MS2")
+        found = _check(directory, select)
         statements: Dict[str, Dict[int, Tuple[int, int]]] = {}
         for label in items:
             if label["path"] not in statements:
@@ -185,7 +192,7 @@ def score_call_sites(labels: List[dict], corpus: Path, show: str) -> None:
 
 def main(argv: Iterable[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind", choices=("dynamic-shape", "call-sites"))
+    parser.add_argument("kind", choices=(*FAMILIES, "call-sites"))
     parser.add_argument("labels", type=Path)
     parser.add_argument("--corpus", type=Path, required=True, help="the directory holding one directory per project")
     parser.add_argument("--show", choices=("none", "misses", "alarms", "both"), default="none")
@@ -194,8 +201,8 @@ def main(argv: Iterable[str] = None) -> int:
     labels = _load(args.labels)
     if args.project:
         labels = [label for label in labels if label["project"] in args.project]
-    if args.kind == "dynamic-shape":
-        score_dynamic_shape(labels, args.corpus, args.show)
+    if args.kind in FAMILIES:
+        score_lines(labels, args.corpus, args.show, FAMILIES[args.kind])
     else:
         score_call_sites(labels, args.corpus, args.show)
     return 0

@@ -351,6 +351,8 @@ class _Summarizer(ProvenanceVisitor):
         super().__init__(context, knowledge)
         self.summaries: Dict[str, Prov] = {}
         self.calls: List[Tuple[str, str, Tuple[Optional[Prov], ...]]] = []  # (caller, callee, arguments)
+        #: functions replacing a None default by data: their optional parameters (Prov.when_omitted)
+        self.data_defaults: Dict[str, Tuple[int, ...]] = {}
 
     def visit_Call(self, node: ast.Call) -> None:
         # Statements like `helper(x)` are never evaluated for a value: evaluate them for their arguments.
@@ -378,6 +380,8 @@ class _Summarizer(ProvenanceVisitor):
                 summary = first
             if summary.kind != Kind.UNKNOWN or summary.deps or summary.dynamic or summary.tensor or summary.items or summary.element:
                 self.summaries[frame.qualname] = summary.without_spans()
+            if frame.data_defaults:
+                self.data_defaults[frame.qualname] = tuple(sorted(frame.data_defaults))
         super().leave_function(node)
 
 
@@ -537,7 +541,16 @@ class GraphContextBuilder:
         if cached is None:
             visitor = _Summarizer(context.get(), self.knowledge)
             _visit_bounded(visitor, chunk.tree)
-            cached = _ChunkSummary(tuple(sorted(visitor.summaries.items())), tuple(visitor.calls))
+            summaries = dict(visitor.summaries)
+            if visitor.data_defaults:
+                # Once more for the calls that pass those parameters: their defaults never run.
+                passing = _Summarizer(context.get(), self.knowledge)
+                passing.passes_optional = True
+                _visit_bounded(passing, chunk.tree)
+                for name, indices in visitor.data_defaults.items():
+                    if name in summaries and name in passing.summaries:
+                        summaries[name] = replace(passing.summaries[name], when_omitted=(indices, summaries[name]))
+            cached = _ChunkSummary(tuple(sorted(summaries.items())), tuple(visitor.calls))
             self._summaries.put(key, cached)
         return cached
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
-from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..knowledge.index import KnowledgeBase
 from ..knowledge.triggers import Trigger
@@ -77,6 +77,11 @@ class Prov:
     #: Computed from the size of a tensor whose shape depends on the data (`len(pos_inds)`,
     #: `n = b.shape[0]` for b from nonzero): a branch on it guards a data-dependent shape.
     sized: bool = False
+    #: In a helper's summary: the parameters whose default (None) the helper replaces by a value
+    #: computed from data (`if max_len is None: max_len = lengths.max().item()`), and the summary
+    #: for a call that omits any of them. This summary is for calls that pass them all
+    #: (`length_to_mask(lengths, max_len=x.shape[1])`), which never run that default.
+    when_omitted: Optional[Tuple[Tuple[int, ...], "Prov"]] = None
 
     @property
     def data(self) -> bool:
@@ -86,7 +91,8 @@ class Prov:
         """For summaries shared between chunks: positions would go stale when lines move."""
         origin = Origin(self.origin.text, code=self.origin.code) if self.origin else None
         element = self.element.without_spans() if self.element is not None else None
-        return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items), element=element)
+        when_omitted = (self.when_omitted[0], self.when_omitted[1].without_spans()) if self.when_omitted else None
+        return replace(self, origin=origin, items=tuple(i.without_spans() for i in self.items), element=element, when_omitted=when_omitted)
 
 
 UNKNOWN = Prov()
@@ -163,8 +169,16 @@ def element_of(prov: Prov) -> Prov:
     return replace(prov, items=(), mask=prov.mask and prov.tensor is not None, index_tuple=False, keys=())
 
 
-def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin) -> Prov:
-    """A helper's summarised result, applied to the arguments of one call."""
+def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin, maybe_none: FrozenSet[int] = frozenset()) -> Prov:
+    """A helper's summarised result, applied to the arguments of one call (None: not passed;
+    *maybe_none*: passed a value that may be None, such as the caller's own optional input)."""
+    if summary.when_omitted is not None:
+        indices, omitted = summary.when_omitted
+        # Only a constant or a shape passed instead is known not to be data: with anything else
+        # the summary with the data-derived default holds (the other one knows only what its
+        # parameters' dependencies say).
+        if any(i >= len(args) or args[i] is None or i in maybe_none or args[i].kind not in (Kind.CONST, Kind.SHAPE) for i in indices):
+            return instantiate(omitted, args, call)
     kind, tensor, dynamic, mask, sized = summary.kind, summary.tensor, summary.dynamic, summary.mask, summary.sized
     origin: Optional[Origin] = None
     if summary.origin is not None and (summary.dynamic or summary.kind == Kind.DATA):
@@ -317,6 +331,10 @@ class Frame:
     facts: Optional[FunctionFacts]
     params: Tuple[str, ...] = ()
     returns: List[Tuple[ast.Return, Prov, Optional[Hashable]]] = field(default_factory=list)
+    #: parameters whose None default the function replaces by data (see Prov.when_omitted)
+    data_defaults: Set[int] = field(default_factory=set)
+    #: optional inputs (default None) as bound on entry: passed on unchanged, they may be None
+    optional: Dict[str, Optional[Binding]] = field(default_factory=dict)
 
 
 Binding = Tuple[Prov, Optional[Hashable]]  # provenance and shape signature of a local name
@@ -587,7 +605,35 @@ class ProvenanceVisitor(ScopeVisitor):
         after_else = _unrefined(dict(env), refinements)
         env.clear()
         env.update(self._merge(after_body, after_else, before))
+        self._omitted_default(node, before, after_body, after_else)
         self.after_if(node, before, after_body, after_else)
+
+    #: While summarising for calls that pass every optional input (see Prov.when_omitted): a
+    #: data-derived default replacing None is left out, the parameter stays as passed.
+    passes_optional = False
+
+    def _omitted_default(self, node: ast.If, before, after_body, after_else) -> None:
+        """While summarising: `if p is None: p = default` (or `if p is not None: ... else: p =
+        default`) on a parameter still as passed, with a default computed from data."""
+        if not (self.symbolic and len(self.frames) == 1) or not isinstance(node.test, ast.Compare):
+            return
+        test = node.test
+        if len(test.ops) != 1 or not isinstance(test.left, ast.Name) or not (
+                isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            return
+        frame, name = self.frames[-1], test.left.id
+        if name not in frame.params or not isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            return
+        index = frame.params.index(name)
+        bound = before.get(name)
+        if bound is None or ("value", index) not in bound[0].deps:
+            return
+        default = (after_body if isinstance(test.ops[0], ast.Is) else after_else).get(name)
+        if default is None or default is bound or not (default[0].data or default[0].dynamic):
+            return
+        frame.data_defaults.add(index)
+        if self.passes_optional:
+            self.env()[name] = bound
 
     def after_if(self, node: ast.If, before, after_body, after_else) -> None:
         """Hook: both branches walked (environments before, after the body, after orelse)."""
@@ -661,6 +707,32 @@ class ProvenanceVisitor(ScopeVisitor):
                 if passed.tensor:
                     self.scope.values[name] = TensorValue(passed.tensor)
                 self.bind_name(name, passed, None)
+        self._note_optional(node)
+
+    def _note_optional(self, node: ast.AST) -> None:
+        """The inputs defaulting to None, as bound on entry (see Frame.optional)."""
+        args = getattr(node, "args", None)
+        if args is None:
+            return
+        positional = [*args.posonlyargs, *args.args]
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        env = self.env()
+        self.frames[-1].optional = {a.arg: env.get(a.arg) for a, d in pairs if isinstance(d, ast.Constant) and d.value is None}
+
+    def maybe_none(self, node: ast.Call, params: Sequence[str]) -> FrozenSet[int]:
+        """Parameters (positions in *params*) that *node* passes the caller's optional inputs,
+        unchanged since entry: they may be None (`scatter(x, batch, dim_size=batch_size)`)."""
+        if not self.frames or not self.frames[-1].optional:
+            return frozenset()
+        optional, env = self.frames[-1].optional, self.env()
+
+        def unchanged(argument: ast.expr) -> bool:
+            return isinstance(argument, ast.Name) and argument.id in optional and env.get(argument.id) is optional[argument.id]
+
+        found = {position for position, argument in enumerate(node.args) if unchanged(argument)}
+        found |= {params.index(k.arg) for k in node.keywords if k.arg in params and unchanged(k.value)}
+        return frozenset(found)
 
     def _layer_input(self, node: ast.AST) -> bool:
         return bool(self.class_stack) and getattr(node, "name", None) in self.facts.layer_entry_methods
@@ -982,7 +1054,9 @@ class ProvenanceVisitor(ScopeVisitor):
             for argument in self.tested_arguments(node, target, trigger):
                 deps |= relabel(self.evaluate(argument), "dynamic_if_data" if trigger.test == "value" else "value")
             if deps:
-                return Prov(Kind.DATA, framework, False, False, None, frozenset(deps | _all_value_deps(args)))
+                # The construct is kept as the origin: a call whose arguments make it dynamic
+                # (or that omits the parameter whose default does) is reported as this construct.
+                return Prov(Kind.DATA, framework, False, False, self.origin(node, trigger.code), frozenset(deps | _all_value_deps(args)))
         attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
         short = target.name.rpartition(".")[2]
         if target.kind == "method" and short in self.vocab.data_methods:
@@ -1107,7 +1181,7 @@ class ProvenanceVisitor(ScopeVisitor):
         if facts is None or facts.summary is None:
             tensors = [a for a in args if a is not None and a.tensor]
             return UNKNOWN if not tensors else Prov(Kind.DATA, tensors[0].tensor)
-        return instantiate(facts.summary, args, self.origin(node))
+        return instantiate(facts.summary, args, self.origin(node), self.maybe_none(node, facts.params))
 
     def call_arguments(self, node: ast.Call, name: str) -> List[Optional[Prov]]:
         """The provenance of each parameter of local function *name* at this call."""

@@ -35,6 +35,7 @@ class TensorFacts:
     named_tuple_fields: FrozenSet[str]
     layer_parameters: FrozenSet[str]
     layer_namespaces: FrozenSet[str]
+    layer_packages: Tuple[str, ...]  # every class under these is a layer (private bases too)
     layer_entry_methods: FrozenSet[str]
     method_owners: Tuple[str, ...]  # with a trailing dot, for str.startswith
     tensor_class: Dict[str, str]  # framework -> its tensor class
@@ -194,6 +195,7 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         named_tuple_fields=frozenset(data["named_tuple_fields"]),
         layer_parameters=frozenset(data["layer_parameters"]),
         layer_namespaces=frozenset(data["layer_namespaces"]),
+        layer_packages=tuple(data["layer_packages"]),
         layer_entry_methods=frozenset(data["layer_entry_methods"]),
         method_owners=tuple(owner + "." for owner in data["method_owners"]),
         tensor_class=dict(data["tensor_class"]),
