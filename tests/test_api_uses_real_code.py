@@ -7,6 +7,7 @@ fails the test.
 
 from msport.analysis.api_uses import api_uses
 from msport.analysis import Analyzer, Settings
+from msport.knowledge import default_knowledge
 
 
 def found(analyze, text):
@@ -163,4 +164,7 @@ def test_the_weight_and_bias_of_a_torch_layer_are_tensors(analyze):
         "        return self.proj.weight.device, self.proj.stride.index(1)\n"
     )
     apis = [a for a in found(analyze, text) if a[0].startswith("torch.Tensor.")]
-    assert apis == [("torch.Tensor.data", 7, 17), ("torch.Tensor.device", 8, 32)]
+    assert apis == [("torch.Tensor.device", 8, 32)]
+    # .data is equivalent (it reads and assigns as in PyTorch, measured: tests/knowledge/
+    # test_audit_facts.py), so no finding, but still the use of a tensor's attribute.
+    assert ("torch.Tensor.data", 7, 17) in uses(default_knowledge(), text)

@@ -33,7 +33,7 @@ def build(tables: Path = DEFAULT_TABLES, cpu_kernels: Path = None):
     curated = read_curated()
     known = set(rules) | {e["torch"] for e in curated} | {a for e in curated for a in e.get("aliases", [])}
     rules.update(builder.inferred_rules(known))
-    sharpen(rules, builder.snapshots, builder.torch)  # vague table categories -> what was measured
+    sharpen(rules, builder.snapshots, builder.torch, general=builder.general)  # vague table categories -> what was measured
     apply_curated(rules, curated)
     return rules
 

@@ -97,3 +97,18 @@ def test_a_training_step(analyze):
     assert {"torch.optim.Optimizer.zero_grad", "torch.optim.Optimizer.step", "torch.Tensor.backward"} <= set(found)
     assert "value_and_grad" in found["torch.Tensor.backward"].message
     assert "optimizer(grads)" in found["torch.optim.Optimizer.step"].message
+
+
+def test_a_scheduler_step_is_not_an_optimizer_step(analyze):
+    # yolov5 and basicsr step their schedulers: the innermost namespace base judges the method.
+    code = (
+        "import torch\n"
+        "from torch.optim import lr_scheduler\n"
+        "def train(model):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = lr_scheduler.LambdaLR(optimizer, lr_lambda=lambda e: 0.9)\n"
+        "    optimizer.step()\n"
+        "    scheduler.step()\n"
+    )
+    steps = [f for f in analyze(code) if f.torch_api == "torch.optim.Optimizer.step"]
+    assert [f.span.start_line for f in steps] == [5]

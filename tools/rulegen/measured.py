@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .build import Fact, GenRule
 from .facts import SNAPSHOTS, SNAPSHOT_VERSIONS, Snapshot, Version
-from .notes import CATEGORY_PHRASES, sentence
+from .notes import CATEGORY_PHRASES, _names, _plural, sentence
 
 MEASURED = "measured-2.10.0.json"
 INFERRED_UNCOMPARED = "not in the official mapping tables: msport matched the name, but could not compare the parameters; check them against the MindSpore documentation"
@@ -45,6 +45,27 @@ def _params(params: Optional[Sequence[str]]) -> Optional[str]:
         return None
     shown = [p for p in params if p not in ("self", "Tensor")]
     return ", ".join(shown) if shown else "no parameters"
+
+
+def _named(params: Optional[Sequence[str]]) -> Optional[List[str]]:
+    """The parameters a call can name, in order; None where the signature hides them
+    (a bare (*args, **kwargs) says nothing about the parameters)."""
+    if params is None:
+        return None
+    # Capitalised entries are types a docstring signature lists (topk's out=(Tensor, LongTensor)).
+    named = [p for p in params if p not in ("self", "Tensor") and not p.startswith("*") and not p[:1].isupper()]
+    return named if named or not any(p.startswith("*") for p in params) else None
+
+
+def _vague(phrase: str) -> bool:
+    """Says that something differs without saying what (the tables' categories)."""
+    return phrase in VAGUE
+
+
+#: The end of a signature sentence that cannot say which parameters differ.
+UNSPECIFIC = "match the arguments by position and meaning"
+#: The end of a signature sentence where the parameters agree and nothing was measured.
+UNMEASURED = "compare your call's results on both before relying on it"
 
 
 #: Differences below this are float32 rounding, not a divergence (GroupNorm: 1.1e-5).
@@ -109,20 +130,40 @@ def described(call: str) -> str:
 
 
 class Sharpener:
-    def __init__(self, measured: Dict[str, Dict], snapshots: Dict[Version, Snapshot], torch: Snapshot):
+    def __init__(self, measured: Dict[str, Dict], snapshots: Dict[Version, Snapshot], torch: Snapshot,
+                 general: Sequence[str] = ()):
         self.measured, self.snapshots, self.torch = measured, snapshots, torch
+        # Parameters MindSpore omits on purpose (out, device, requires_grad...): no divergence.
+        self.general = frozenset(general)
 
-    def signatures(self, torch: str, mindspore: str, version: Version) -> Optional[str]:
+    def signatures(self, torch: str, mindspore: str, version: Version, renames: Sequence[Tuple[str, str]] = ()) -> Optional[str]:
+        """What the two real signatures show: the parameters named otherwise at the same position,
+        those at another position, those MindSpore lacks (None when the two agree)."""
         snap = self.snapshots.get(version) or self.snapshots[min(self.snapshots)]
-        t, m = _params(self.torch.params(torch)), _params(snap.params(mindspore))
+        t, m = _named(self.torch.params(torch)), _named(snap.params(mindspore))
         label = f"{version[0]}.{version[1]}" if version in self.snapshots else f"{min(self.snapshots)[0]}.{min(self.snapshots)[1]}"
         if t is None and m is None:
             return None
         if t is None:
-            return f"{mindspore} takes ({m}) in MindSpore {label}, and PyTorch's signature is not introspectable: match the arguments by position and meaning"
+            return f"{mindspore} takes ({_params(m)}) in MindSpore {label}, and PyTorch's signature is not introspectable: {UNSPECIFIC}"
         if m is None:
-            return f"PyTorch's {torch} takes ({t}); {mindspore}'s signature is not introspectable in MindSpore {label}: pass the arguments by position"
-        return f"PyTorch's {torch} takes ({t}) and {mindspore} takes ({m}) in MindSpore {label}: pass them by position where the names differ"
+            return f"PyTorch's {torch} takes ({_params(t)}); {mindspore}'s signature is not introspectable in MindSpore {label}: {UNSPECIFIC}"
+        renamed = dict(renames)
+        moved, lacking = [], []
+        for i, name in enumerate(t):
+            name = renamed.get(name, name)
+            if name not in m:
+                if name not in self.general:
+                    lacking.append(name)
+            elif m.index(name) != i:
+                moved.append(f"{name} is parameter {m.index(name) + 1} in MindSpore and {i + 1} in PyTorch")
+        phrases = [f"{text}: pass it by keyword" for text in moved]
+        if lacking:
+            # No guessing which MindSpore parameter serves: both lists, as the packages have them.
+            phrases.append(f"{mindspore} has no {_plural(lacking, 'parameter', 'parameters')} named {_names(lacking)} in MindSpore {label}; it takes ({_params(m)})")
+        # Identical signatures: what the tables call a difference is not in the parameters, and
+        # no run of this pair says what it is.
+        return sentence(phrases) or f"{mindspore} takes the parameters of PyTorch's {torch} ({_params(m)}) in MindSpore {label}, and msport has not run the pair: {UNMEASURED}"
 
     def fact(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
         fact = self._sharpened(torch, mindspore, version, fact)
@@ -158,7 +199,7 @@ class Sharpener:
             # The packages win: a rename called equivalent that computes something else.
             return Fact("divergent", sentence([run, *phrases]), fact.renames, fact.diff,
                         tables=f"equivalent{': ' + fact.note if fact.note else ''}")
-        if not inferred and not any(p in VAGUE for p in phrases):
+        if not inferred and not any(_vague(p) for p in phrases):
             return fact
         if inferred:
             prefix = fact.note.split("msport matched the name")[0]
@@ -166,15 +207,15 @@ class Sharpener:
                 return Fact("equivalent", f"{prefix}msport matched the name and ran both on the same inputs ({described(entry['call'])}) with equal results", fact.renames, fact.diff)  # noqa: E501
             found = defaults + ([run] if run else [])
             if not found:
-                signatures = self.signatures(torch, mindspore, version)
+                signatures = self.signatures(torch, mindspore, version, fact.renames)
                 found = [signatures] if signatures else [f"{mindspore} has the same name, but neither package exposes its parameters and msport has no call to run both with: run your call on both before relying on it"]
             return Fact("divergent", sentence([*found, f"{prefix}msport matched the name"]), fact.renames, fact.diff)
-        kept = [p for p in phrases if p not in VAGUE]
+        kept = [p for p in phrases if not _vague(p)]
         found = defaults + ([run] if run else [])
         if not found and not equal:
-            signatures = self.signatures(torch, mindspore, version)
-            if signatures:
-                found = [signatures]
+            signatures = self.signatures(torch, mindspore, version, fact.renames) or (
+                f"neither package shows the parameters of {mindspore} and msport has not run the pair: {UNMEASURED}")
+            found = [signatures]
         if not kept and not found:
             # Measured equal with equal defaults: the packages disprove the table's claim.
             return Fact("equivalent", "", (), None, tables=f"{fact.status}: {tables}")
@@ -185,9 +226,10 @@ def _renaming(phrase: str) -> bool:
     return bool(re.fullmatch(r"(parameters? .+ (is|are) named .+|not in the official mapping tables: msport matched the name)", phrase))
 
 
-def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS) -> None:
+def sharpen(rules: Dict[str, GenRule], snapshots: Dict[Version, Snapshot], torch: Snapshot, directory: Path = SNAPSHOTS,
+            general: Sequence[str] = ()) -> None:
     """Replace the vague phrases of every generated fact (before curated facts are laid over)."""
-    sharpener = Sharpener(load_measured(directory), snapshots, torch)
+    sharpener = Sharpener(load_measured(directory), snapshots, torch, general)
     for rule in rules.values():
         for target in rule.targets:
             if not target.mindspore:

@@ -54,6 +54,8 @@ class Site:
     result_used: bool
     in_torch_container: bool
     dtype_of: Callable[[ast.AST], Optional[str]]  # "int", "float", "bool", "complex" or None
+    backend: str = ""  # the configured backend (ascend, gpu, cpu): a kernel may exist on one only
+    result_attribute: str = ""  # the attribute read straight off the call's result (`.values`)
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,12 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         keyword = name
     kind = form.condition("kind")
     if kind and kind != site.kind:
+        return None
+    backend = form.condition("backend")
+    if backend and site.backend != backend:
+        return None
+    attribute = form.condition("result_attribute")
+    if attribute and site.result_attribute not in ([attribute] if isinstance(attribute, str) else attribute):
         return None
     if form.condition("inside") == "torch-container" and not site.in_torch_container:
         return None

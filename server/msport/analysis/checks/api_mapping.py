@@ -104,9 +104,9 @@ class ApiMappingCheck(Check):
             return None
         if self.is_layer(value):
             return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
-        for namespace, base in self.facts.namespace_bases:
-            if value.cls.startswith(namespace + "."):
-                return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{base}.{node.attr}")
+        inner = [(namespace, base) for namespace, base in self.facts.namespace_bases if value.cls.startswith(namespace + ".")]
+        for namespace, base in sorted(inner, key=lambda pair: -len(pair[0]))[:1]:  # the innermost namespace
+            return self._ruled(f"{value.cls}.{node.attr}") or self._ruled(f"{base}.{node.attr}")
         return None
 
     def _ruled(self, candidate: str) -> Optional[str]:
@@ -251,7 +251,9 @@ class ApiMappingCheck(Check):
         parents = parent_map(self.chunk.tree)
         parent = parents.get(id(call))
         oracle = DtypeOracle(default_callforms().dtype_hints, self.qualified, self.scope.function)
-        site = Site(kind, not isinstance(parent, ast.Expr), self._in_torch_container(call, parents), oracle.dtype_of)
+        attribute = parent.attr if isinstance(parent, ast.Attribute) and parent.value is call else ""
+        site = Site(kind, not isinstance(parent, ast.Expr), self._in_torch_container(call, parents), oracle.dtype_of,
+                    self.settings.backend, attribute)
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
     def _in_torch_container(self, call: ast.Call, parents) -> bool:
@@ -310,7 +312,7 @@ class ApiMappingCheck(Check):
         if spelled is None:
             return ()
         edits = (Edit(span, spelled), *call.edits)
-        titles = [in_language(f.title, self.settings.language) for f in call.forms if f.title]
+        titles = list(dict.fromkeys(in_language(f.title, self.settings.language) for f in call.forms if f.title))  # one title per kind of change
         templates = self._templates
         title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=listing(titles, self.settings.language))
         reason = self._unsafe_reason(node, verdict, call, target)
