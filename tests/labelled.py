@@ -60,6 +60,22 @@ def score(corpus: Path, family: str, analyze):
     return tp, fp, fn, labelled, misses, false_alarms
 
 
+def coverage(corpus: Path, family: str):
+    """(codes labelled, count of `# ok` lines, texts) of a labelled corpus: what it exercises."""
+    codes, negatives = set(), 0
+    texts = [path.read_text() for path in sorted(corpus.glob("*.py"))]
+    for text in texts:
+        expected, neg = labels(text, family)
+        negatives += len(neg)
+        for found in expected.values():
+            codes |= found
+    return codes, negatives, texts
+
+
+def covers_both_frameworks(texts) -> bool:
+    return any("import torch" in t for t in texts) and any("import mindspore" in t for t in texts)
+
+
 def report(name, corpus, family, analyze, minimum):
     tp, fp, fn, labelled, misses, false_alarms = score(corpus, family, analyze)
     precision = tp / (tp + fp) if tp + fp else 0.0

@@ -22,7 +22,6 @@ exits 1 when the file differs from what a run would write.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -33,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "tools"))
 
+import generated_file  # noqa: E402
 from equivalence_runner import run_cases  # noqa: E402
 from prove_renames import PROBE, call_snippet, rename_case  # noqa: E402
 
@@ -164,19 +164,9 @@ def render(measured: Dict[str, Dict]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file is out of date")
-    args = parser.parse_args()
+    args = generated_file.parser(__doc__).parse_args()
     text = render(measure())
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT.relative_to(ROOT)} is out of date: run python tools/measure_divergences.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {text.count(' -> ')} pairs")
-    return 0
+    return generated_file.write_or_check(OUT, text, "measure_divergences.py", args.check, f"{text.count(' -> ')} pairs")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ nothing and exits 1 when the file differs from what a run would write.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
@@ -38,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import re  # noqa: E402
 
+import generated_file  # noqa: E402
 from equivalence_runner import run_cases  # noqa: E402
 from prove_renames import LEGEND, PROBE, call_snippet, knowledge_params  # noqa: E402
 
@@ -335,8 +335,7 @@ def render(entries: List[Dict]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file is out of date")
+    parser = generated_file.parser(__doc__)
     parser.add_argument("--verbose", action="store_true", help="say why each unproven case failed")
     parser.add_argument("--form", help="run one form only (prints, writes nothing)")
     args = parser.parse_args()
@@ -345,15 +344,7 @@ def main() -> int:
     if args.form:
         print(text)
         return 0
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT.relative_to(ROOT)} is out of date: run python tools/prove_callforms.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(entries)} proven (form, API, target) triples")
-    return 0
+    return generated_file.write_or_check(OUT, text, "prove_callforms.py", args.check, f"{len(entries)} proven (form, API, target) triples")
 
 
 if __name__ == "__main__":

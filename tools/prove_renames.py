@@ -18,7 +18,6 @@ and exits 1 when the file differs from what a run would write.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import re
@@ -30,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "tools"))
 
+import generated_file  # noqa: E402
 from equivalence_runner import run_cases  # noqa: E402
 from msport.knowledge.proven import call_shape  # noqa: E402
 
@@ -267,20 +267,11 @@ def render(proven: List[Dict[str, str]]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file is out of date")
+    parser = generated_file.parser(__doc__)
     parser.add_argument("--verbose", action="store_true", help="say why each unproven rename failed")
     args = parser.parse_args()
     text = render(prove(args.verbose))
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT.relative_to(ROOT)} is out of date: run python tools/prove_renames.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {text.count('[[proven]]')} proven renames")
-    return 0
+    return generated_file.write_or_check(OUT, text, "prove_renames.py", args.check, f"{text.count('[[proven]]')} proven renames")
 
 
 if __name__ == "__main__":

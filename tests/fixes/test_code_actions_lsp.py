@@ -228,10 +228,10 @@ async def test_titles_follow_the_editor_display_language(lsp_client_zh: Language
     titles = [a.title for a in await actions(client, cat.range, [cat])]
     assert "修复此文件中所有可安全修复的 msport 问题" in titles, titles
     assert "msport：在此行忽略 MS103" in titles
-    assert "msport：Replace with mindspore.mint.cat" in titles  # proven for this call: safe
+    assert "msport：替换为 mindspore.mint.cat" in titles  # proven for this call: safe
     pool = next(d for d in diags if str(d.code) == "MS103" and d.range.start.line == 7)
     titles = [a.title for a in await actions(client, pool.range, [pool])]
-    assert any(t.startswith("msport：Replace with mindspore.mint.nn.AdaptiveAvgPool2d（不安全：msport 尚未") for t in titles), titles
+    assert any(t.startswith("msport：替换为 mindspore.mint.nn.AdaptiveAvgPool2d（不安全：msport 尚未") for t in titles), titles
 
 
 async def test_every_unsafe_fix_of_the_examples_says_why(vscode: LanguageClient):

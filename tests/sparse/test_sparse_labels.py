@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labelled import labels, report
+from labelled import coverage, covers_both_frameworks, report
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -12,13 +12,7 @@ def test_precision_and_recall_on_the_labelled_corpus(analyze):
 
 
 def test_the_corpus_covers_every_code_and_both_frameworks():
-    codes, negatives = set(), 0
-    texts = [p.read_text() for p in CORPUS.glob("*.py")]
-    for text in texts:
-        expected, neg = labels(text, "MS6")
-        negatives += len(neg)
-        for found in expected.values():
-            codes |= found
+    codes, negatives, texts = coverage(CORPUS, "MS6")
     assert {f"MS60{n}" for n in range(1, 7)} <= codes
     assert negatives >= 10
-    assert any("import torch" in t for t in texts) and any("import mindspore" in t for t in texts)
+    assert covers_both_frameworks(texts)

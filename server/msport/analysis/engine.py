@@ -213,7 +213,7 @@ class Analyzer:
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         elif not pending:  # which imports are unused is known only once every chunk is seen
-            findings.extend(self._unused_imports.findings(parsed, source, context))
+            findings.extend(self._unused_imports.findings(parsed, source, context, settings.language))
         findings = self._finish(findings, source, settings, path, context)
         with self._lock:
             if len(self._recent) == self._recent.maxlen:

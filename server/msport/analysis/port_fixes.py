@@ -18,7 +18,9 @@ from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .. import pyast
+from ..knowledge.messages import listing
 from ..knowledge.port_fixes import Helper, PortFix, default_port_fix_rules
+from ..knowledge.rule_texts import in_language
 from .findings import Edit, Finding, Fix, Safety, Span
 from .parents import parent_map
 from .rewriting import node_text
@@ -57,6 +59,7 @@ class _Site:
         self.tree = chunk.tree
         self.lines = chunk.lines
         self.context = chunk.context
+        self.language = chunk.settings.language
         self.parents = parent_map(self.tree)
         self.nodes: Dict[Span, ast.AST] = {}
         for node in walk(self.tree):
@@ -124,7 +127,7 @@ class _Site:
     def _fix(self, rule: PortFix, edits: Iterable[Edit], imports: Iterable[str] = (), safe: Optional[bool] = None, title: Optional[str] = None,
              **values) -> Fix:
         safety = Safety.SAFE if (rule.safety == "safe" if safe is None else safe) else Safety.UNSAFE
-        return Fix(title or rule.text("title", **values), safety, tuple(edits), tuple(imports))
+        return Fix(title or rule.text("title", self.language, **values), safety, tuple(edits), tuple(imports))
 
     def _method_call(self, node: ast.AST) -> Optional[ast.Call]:
         """The call of a method (`x.size(...)`), when *node* is its attribute."""
@@ -204,7 +207,7 @@ class _Site:
                  Edit(attribute_name_span(node, self.lines), method)]
         fresh = _only_local(name, statement, self.parents)
         values = {"name": name, "method": method, "written": node.attr}
-        return self._fix(rule, edits, safe=fresh and rule.safety == "safe", title=None if fresh else rule.text("unsafe_title", **values), **values)
+        return self._fix(rule, edits, safe=fresh and rule.safety == "safe", title=None if fresh else rule.text("unsafe_title", self.language, **values), **values)
 
     def _drop_device_move(self, rule: PortFix, node, finding) -> Optional[Fix]:
         call = self._method_call(node)
@@ -250,10 +253,10 @@ class _Site:
         arguments = ", ".join(self.text(value) for _, value in given)
         if not dtypes:
             return self._drop_call(rule, node, call, arguments=arguments)
-        if finding.torch_api != "torch.Tensor.to":
+        if finding.torch_api not in rule.option("dtype_apis"):
             return None  # a module's dtype change: cell.to_float is not the same thing
         span = self._from_name(node)
-        return self._fix(rule, [Edit(span, f"astype({self.text(dtypes[0])})")], title=rule.text("dtype_title", arguments=arguments, dtype=self.text(dtypes[0])))
+        return self._fix(rule, [Edit(span, f"astype({self.text(dtypes[0])})")], title=rule.text("dtype_title", self.language, arguments=arguments, dtype=self.text(dtypes[0])))
 
     def _is_device(self, rule: PortFix, node: ast.AST) -> bool:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -363,7 +366,7 @@ class _Site:
             return None  # an argument the helper does not take (enable_gqa=True)
         why = [text for k, text in helper.random if k in given and not _is_zero(given[k])]
         imports = [*helper.imports, helper.code] if helper.name not in self.context.functions else []
-        title = rule.text("unsafe_title", why=why[0]) if why else None
+        title = rule.text("unsafe_title", self.language, why=in_language(why[0], self.language)) if why else None
         return self._fix(rule, [Edit(self.span(node), helper.name)], imports, safe=not why, title=title)
 
     def _init_to_initializer(self, rule: PortFix, node, finding) -> Optional[Fix]:
@@ -402,7 +405,7 @@ class _Site:
         if isinstance(parent, _FUNCTIONS) and expression in parent.decorator_list:
             span = self.span(expression)
             return self._fix(rule, [Edit(Span(span.start_line, 0, span.end_line + 1, 0), "")], safe=False,
-                             title=rule.text("decorator_title", written=written))
+                             title=rule.text("decorator_title", self.language, written=written))
         item = parent if isinstance(parent, ast.withitem) else None
         statement = self.parents.get(id(item)) if item is not None else None
         if item is None or item.optional_vars is not None or not isinstance(statement, ast.With):
@@ -416,11 +419,11 @@ class _Site:
         function = _enclosing_function(statement, self.parents)
         stopped = self._stop_gradient_names(statement, function)
         if stopped:
-            spelled, imports = spelling("mindspore.ops.stop_gradient", self.context)
+            spelled, imports = spelling(rule.option("stop_function"), self.context)
             last = self.span(statement)
             lines = "".join(f"{indent}{name} = {spelled}({name})\n" for name in stopped)
             edits.append(Edit(Span(last.end_line + 1, 0, last.end_line + 1, 0), lines))
-            return self._fix(rule, edits, imports, title=rule.text("stop_title", written=written, names=", ".join(stopped)))
+            return self._fix(rule, edits, imports, title=rule.text("stop_title", self.language, written=written, names=listing(stopped, self.language)))
         return self._fix(rule, edits, written=written)
 
     def _drop_with_item(self, rule, statement: ast.With, item: ast.withitem, written: str) -> Optional[Fix]:

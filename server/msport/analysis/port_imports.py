@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from .. import pyast
+from ..knowledge.messages import DEFAULT_LANGUAGE, listing
 from ..knowledge.port_fixes import default_port_fix_rules
+from ..knowledge.rule_texts import in_language
 from .chunks import ParsedChunk
 from .findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .lru import LRU
@@ -49,7 +51,8 @@ class UnusedTorchImports:
         self.knowledge = knowledge
         self._chunks = LRU(cache_size)
 
-    def findings(self, parsed: Sequence[ParsedChunk], source: Source, context: ModuleContext) -> List[Finding]:
+    def findings(self, parsed: Sequence[ParsedChunk], source: Source, context: ModuleContext,
+                 language: str = DEFAULT_LANGUAGE) -> List[Finding]:
         names = []
         for item in parsed:
             if item.error is not None:
@@ -65,27 +68,29 @@ class UnusedTorchImports:
             for statement in chunk_names.imports:
                 unused = [(local, q) for local, q in statement.aliases if _is_torch(q) and local not in loaded]
                 if unused:
-                    found.append(self._finding(statement, start, unused, names, context, source))
+                    found.append(self._finding(statement, start, unused, names, context, source, language))
         return found
 
-    def _finding(self, statement: _Import, start: int, unused, names, context: ModuleContext, source: Source) -> Finding:
+    def _finding(self, statement: _Import, start: int, unused, names, context: ModuleContext, source: Source, language: str) -> Finding:
         rules = default_port_fix_rules().imports
         span = statement.span.shifted(start)
         text = _text(source, span)
         kept = [a for a in statement.aliases if a not in unused]
-        shown = ", ".join(f"`{local}`" for local, _ in unused)
+        shown = listing([f"`{local}`" for local, _ in unused], language)
+        title = in_language(rules.title, language).format(statement=text)
         if kept:
             edit = Edit(span, _statement(statement, kept))
-            fix = Fix(rules.title.format(statement=text), Safety.SAFE, (edit,))
+            fix = Fix(title, Safety.SAFE, (edit,))
         else:
-            fix = self._rebind(statement, span, text, unused, names, context, source) or Fix(
-                rules.title.format(statement=text), Safety.SAFE, (_delete_lines(span, source),))
+            fix = self._rebind(statement, span, text, unused, names, context, source, language) or Fix(
+                title, Safety.SAFE, (_delete_lines(span, source),))
         return Finding(
             code=CODE, category=Category.EQUIVALENT_API, severity=Severity(self.knowledge.code(CODE).severity), span=span,
-            message=rules.message.format(statement=text, names=shown), torch_api=unused[0][1], fixes=(fix,), tags=("unnecessary",),
+            message=in_language(rules.message, language).format(statement=text, names=shown), torch_api=unused[0][1], fixes=(fix,), tags=("unnecessary",),
         )
 
-    def _rebind(self, statement: _Import, span: Span, text: str, unused, names, context: ModuleContext, source: Source) -> Optional[Fix]:
+    def _rebind(self, statement: _Import, span: Span, text: str, unused, names, context: ModuleContext, source: Source,
+                language: str) -> Optional[Fix]:
         """The import replaced by one binding the freed name to MindSpore's module, and the module's
         spelled-out uses shortened to it."""
         rules = default_port_fix_rules().imports
@@ -106,7 +111,7 @@ class UnusedTorchImports:
             for other in n.imports:
                 if other.aliases and all(q == module and local in {d for d, _ in uses} for local, q in other.aliases):
                     edits.append(_delete_lines(other.span.shifted(start), source))
-        return Fix(rules.rebind_title.format(statement=text, name=name, module=module, spelled=uses[0][0], short=name), Safety.SAFE, tuple(edits))
+        return Fix(in_language(rules.rebind_title, language).format(statement=text, name=name, module=module, spelled=uses[0][0], short=name), Safety.SAFE, tuple(edits))
 
 
 def _is_torch(qualified: str) -> bool:

@@ -321,9 +321,9 @@ class GradientCallFinder(ScopeVisitor):
                              wrapper=wrapper.classes[0] if built_here is None else None, receiver=source_text(node.func.value))
                 return
         create = self.rules.create_graph_call(api) if api else None
-        if create is None and isinstance(node.func, ast.Attribute) and node.func.attr == "backward" and _keyword(node, "create_graph"):
-            create = self.rules.create_graph_call("torch.Tensor.backward")  # loss.backward(create_graph=True), loss untyped
-            api = "torch.Tensor.backward"
+        if create is None and isinstance(node.func, ast.Attribute) and _keyword(node, "create_graph"):
+            create = self.rules.untyped_create_graph_call(node.func.attr)  # loss.backward(create_graph=True), loss untyped
+            api = create.api if create is not None else api
         if create is not None:
             self._create_graph_call(node, api, create)
             return

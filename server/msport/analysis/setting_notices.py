@@ -22,6 +22,6 @@ def setting_notices(settings: Settings) -> List[SettingProblem]:
         return []
     key = "deprecated" if meaning == "deprecated" else "not_sinking"
     since = rules.setting_text("o2_deprecated")
-    text = rules.setting_text(key).replace("{since}", since).replace("{version}", settings.target_version)
+    text = rules.setting_text(key, settings.language).replace("{since}", since).replace("{version}", settings.target_version)
     origin = dict(settings.origins).get("jit-level", "default")
     return [SettingProblem(origin, "jit-level", text)]

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, entries, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, entries, file_problem, read_toml, rules_dir
+from .rule_texts import RuleText, read_text, read_texts, with_translations
 from .shared import load_once
 
 FILE_NAME = "callforms.toml"
@@ -42,9 +43,10 @@ SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 #: The templates every finding and fix title of MS101-MS103 is written from.
 MESSAGES = ("equivalent", "equivalent_note", "divergent", "divergent_measured", "missing", "missing_elsewhere",
             "call", "call_divergent", "call_divergent_api", "call_rewritten", "fix_rename", "fix_rewrite", "reason_version",
-            "reason_form_unproven")
+            "reason_form_unproven", "where")
 #: Why-unsafe clauses shared with the other fixes are in the message catalogue (rules/messages/fixes.toml).
-_FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "message", "example", "title")
+_TEXT_FIELDS = ("message", "title")
+_FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "example", *with_translations(_TEXT_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,9 @@ class CallForm:
     targets: Tuple[str, ...]  # fnmatch patterns of MindSpore targets; empty for any
     when: Tuple[Tuple[str, Any], ...]
     verdict: str
-    message: str
+    message: RuleText  # in every language
     rewrites: Tuple[Rewrite, ...] = ()
-    title: str = ""  # what the fix does, for its title ("drop inplace=")
+    title: str = ""  # what the fix does, for its title ("drop inplace="): a RuleText where given
     example: Tuple[Tuple[str, Any], ...] = ()  # for the prover: call, input, ...
     origin: str = ""
 
@@ -101,8 +103,8 @@ class CallForms:
     torch_containers: FrozenSet[str] = frozenset()
     #: Attributes that are equivalent where they are passed on to a call (x.device).
     passed_on: FrozenSet[str] = frozenset()
-    #: Message and fix-title templates of the MS1xx findings ([messages]).
-    messages: Dict[str, str] = field(default_factory=dict)
+    #: Message and fix-title templates of the MS1xx findings ([messages]), in every language.
+    messages: Dict[str, RuleText] = field(default_factory=dict)
     #: (form id, torch, MindSpore) -> the shapes the prover ran with equal results.
     proven: Dict[Tuple[str, str, str], FrozenSet[str]] = field(default_factory=dict)
     #: (form id, torch, MindSpore) -> (positional arguments, keywords) of the calls run.
@@ -125,6 +127,10 @@ class CallForms:
         own = self._by_api.get(torch, ())
         return tuple(f for f in own + self._generic if f.concerns(torch, target))
 
+    def templates(self, language: str) -> Dict[str, str]:
+        """The [messages] templates in *language*."""
+        return {name: text.in_language(language) for name, text in self.messages.items()}
+
     def proven_shapes(self, form: str, torch: str, mindspore: Optional[str]) -> FrozenSet[str]:
         return self.proven.get((form, torch, mindspore or ""), frozenset())
 
@@ -140,7 +146,7 @@ def _form(entry, problems: List[RuleProblem]) -> Optional[CallForm]:
     entry.unknown_fields(_FORM_FIELDS)
     form_id = entry.text("id", required=True)
     verdict = entry.text("verdict", required=True, choices=VERDICTS)
-    message = entry.text("message", required=True)
+    message = read_text(entry.table, "message", entry.file, entry.entry, problems, required=True)
     torch = entry.strings("torch")
     if not torch:
         entry.problem("torch", "name at least one torch API (or \"*\" for every API)")
@@ -181,7 +187,7 @@ def _form(entry, problems: List[RuleProblem]) -> Optional[CallForm]:
     if not isinstance(example, dict):
         entry.problem("example", f"expected an inline table, got {example!r}")
         example = {}
-    title = entry.table.get("title", "")
+    title = read_text(entry.table, "title", entry.file, entry.entry, problems) or ""
     if verdict == "rewrite" and not title:
         entry.problem("title", "a rewrite needs a title saying what it changes (the fix's title)")
     if not (form_id and verdict and message and torch):
@@ -199,7 +205,7 @@ def load_callforms(directory: Optional[Path] = None) -> CallForms:
     try:
         data = read_toml(path)
     except RuleFileError as exc:
-        return CallForms(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return CallForms(problems=(file_problem(FILE_NAME, exc),))
     forms: List[CallForm] = []
     seen = set()
     for entry in entries(data.get("form", []), FILE_NAME, "form", "id", problems):
@@ -219,15 +225,9 @@ def load_callforms(directory: Optional[Path] = None) -> CallForms:
         integer_when_int_args=frozenset(hints.get("integer_when_int_args", [])),
         same_as_input=frozenset(hints.get("same_as_input", [])),
     )
-    messages = data.get("messages", {})
-    if not isinstance(messages, dict) or not all(isinstance(v, str) and v.strip() for v in messages.values()):
-        problems.append(RuleProblem(FILE_NAME, "[messages]", "", "expected a table of name = \"template\""))
-        messages = {}
-    for name in MESSAGES:
-        if name not in messages:
-            problems.append(RuleProblem(FILE_NAME, "[messages]", name, "is required"))
+    messages = read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems)
     return CallForms(forms=tuple(forms), problems=tuple(problems), dtype_hints=dtype_hints,
-                     torch_containers=frozenset(data.get("torch_containers", [])), messages=dict(messages),
+                     torch_containers=frozenset(data.get("torch_containers", [])), messages=messages,
                      passed_on=frozenset(data.get("passed_on", [])),
                      **_load_proven(directory / PROVEN_FILE))
 

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, parse_versions, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, file_problem, parse_versions, read_toml, rules_dir
+from .messages import DEFAULT_LANGUAGE
 from .model import Version
+from .rule_texts import RuleText, in_language, read_text, read_texts, with_translations
 from .shared import load_once
 
 FILE_NAME = "graph_mode.toml"
@@ -34,11 +36,16 @@ BUILTIN_WHEN = ("always", "cell-list", "tensor-number")
 RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
 PLACEHOLDERS = frozenset({"construct", "where", "name", "function", "api", "value", "error", "since", "version"})
-CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph")
+CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph", "message", "this_code", "lengths")
+#: [context] texts that frame other texts, so fill in placeholders of their own.
+_FRAMES = ("message", "lengths")
 JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length")) + ("name_list_growth",)
-SETTING_KEYS = ("o2_sinking", "o2_deprecated", "deprecated", "not_sinking")
+SETTING_KEYS = ("deprecated", "not_sinking")
+FIX_KEYS = ("move_import", "move_import_unsafe", "delete", "set_to_tuple", "reversed", "classmethod_to_static", "set_data", "sort")
+SETTING_VERSIONS = ("o2_sinking", "o2_deprecated")
 
-_COMMON = ("id", "code", "kind", "outcome", "bytecode", "fullgraph", "error", "found", "effect", "instead")
+_RULE_TEXTS = ("found", "effect", "instead")
+_COMMON = ("id", "code", "kind", "outcome", "bytecode", "fullgraph", "error", *with_translations(_RULE_TEXTS))
 _FIELDS_BY_KIND = {
     "syntax": ("nodes",),
     "builtin": ("names", "when", "apis"),
@@ -107,9 +114,10 @@ class PackageSnapshot:
 @dataclass(frozen=True)
 class GraphModeRules:
     rules: Tuple[GraphRule, ...] = ()
-    context: Tuple[Tuple[str, str], ...] = ()
-    join: Tuple[Tuple[str, str], ...] = ()
-    setting: Tuple[Tuple[str, str], ...] = ()
+    context: Tuple[Tuple[str, RuleText], ...] = ()
+    join: Tuple[Tuple[str, RuleText], ...] = ()
+    setting: Tuple[Tuple[str, str], ...] = ()  # its texts are RuleTexts, its versions strings
+    fixes: Tuple[Tuple[str, RuleText], ...] = ()  # the quick fixes' titles
     #: parameter-name patterns of setup code (weight conversion, factories): see [unseen]
     setup_parameters: Tuple[str, ...] = ()
     setup_calls: Tuple[str, ...] = ()
@@ -125,8 +133,8 @@ class GraphModeRules:
     def of_kind(self, kind: str) -> Tuple[GraphRule, ...]:
         return self._by_kind.get(kind, ())
 
-    def context_text(self, key: str) -> str:
-        return dict(self.context).get(key, "")
+    def context_text(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.context).get(key), language)
 
     def matches(self, patterns: str, name: str) -> bool:
         """Whether *name* matches one of the glob patterns of the list *patterns* (cached)."""
@@ -136,11 +144,14 @@ class GraphModeRules:
             cache[key] = any(fnmatch.fnmatchcase(name, p) for p in getattr(self, patterns))
         return cache[key]
 
-    def join_text(self, key: str) -> str:
-        return dict(self.join).get(key, "")
+    def join_text(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.join).get(key), language)
 
-    def setting_text(self, key: str) -> str:
-        return dict(self.setting).get(key, "")
+    def fix_title(self, key: str, language: str = DEFAULT_LANGUAGE, **values: str) -> str:
+        return in_language(dict(self.fixes)[key], language).format(**values)
+
+    def setting_text(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.setting).get(key), language)
 
     def snapshot(self, version: Version) -> Optional[PackageSnapshot]:
         """The snapshot of the newest release not after *version* (else the oldest one)."""
@@ -175,7 +186,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
     try:
         data = read_toml(directory / FILE_NAME)
     except RuleFileError as exc:
-        return GraphModeRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return GraphModeRules(problems=(file_problem(FILE_NAME, exc),))
     rules: List[GraphRule] = []
     seen: Dict[str, str] = {}
     tables = data.get("rule", [])
@@ -194,12 +205,16 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
         rules.append(rule)
     context = _texts(data.get("context"), "[context]", CONTEXT_KEYS, problems)
     join = _texts(data.get("join"), "[join]", JOIN_KEYS, problems)
-    setting = _texts(data.get("setting"), "[setting]", SETTING_KEYS, problems)
-    for key in ("o2_sinking", "o2_deprecated"):
+    setting = _texts(data.get("setting"), "[setting]", SETTING_KEYS, problems, others=SETTING_VERSIONS)
+    fixes = tuple(read_texts(data.get("fixes", {}), FILE_NAME, "[fixes]", FIX_KEYS, problems).items())
+    for key in SETTING_VERSIONS:
+        value = (data.get("setting") or {}).get(key, "") if isinstance(data.get("setting"), Mapping) else ""
         try:
-            parse_versions(dict(setting).get(key, ""))
+            parse_versions(str(value))
         except ValueError as exc:
             problems.append(RuleProblem(FILE_NAME, "[setting]", key, str(exc)))
+            continue
+        setting += ((key, value),)
     patterns = {}
     for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions")):
         section = data.get(table, {})
@@ -210,7 +225,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
         patterns[key] = tuple(value)
     snapshots = tuple(sorted((s for s in (_snapshot(p, problems) for p in sorted((directory / "snapshots").glob(SNAPSHOT_GLOB))) if s),
                              key=lambda s: s.version))
-    return GraphModeRules(tuple(rules), context, join, setting, snapshots=snapshots, problems=tuple(problems), **patterns)
+    return GraphModeRules(tuple(rules), context, join, setting, fixes, snapshots=snapshots, problems=tuple(problems), **patterns)
 
 
 def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[GraphRule]:
@@ -230,12 +245,16 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         if key not in allowed:
             problem(key, f"unknown field for a {kind} rule; expected one of {', '.join(sorted(allowed))}")
     texts = {}
-    for name in ("id", "code", "found", "effect", "instead"):
+    for name in ("id", "code"):
         value = table.get(name)
         if not isinstance(value, str) or not value.strip():
             problem(name, f"is required: a non-empty string, got {value!r}")
         else:
             texts[name] = value
+    for name in _RULE_TEXTS:
+        text = read_text(table, name, FILE_NAME, label, problems, required=True)
+        if text is not None:
+            texts[name] = text
     error = table.get("error", "")
     if not isinstance(error, str):
         problem("error", f"expected a string, got {error!r}")
@@ -296,25 +315,15 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
     )
 
 
-def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
-    if not isinstance(table, Mapping):
-        problems.append(RuleProblem(FILE_NAME, label, "", "is required: a table of strings"))
-        return ()
-    items = []
-    for key, value in table.items():
-        if key not in required:
-            problems.append(RuleProblem(FILE_NAME, label, key, f"unknown key; expected one of {', '.join(required)}"))
-        elif not isinstance(value, str) or not value.strip():
-            problems.append(RuleProblem(FILE_NAME, label, key, f"expected a non-empty string, got {value!r}"))
-        else:
-            unknown = set(_PLACEHOLDER.findall(value)) - PLACEHOLDERS
-            if unknown:
-                problems.append(RuleProblem(FILE_NAME, label, key, f"unknown placeholder(s) {', '.join(sorted(unknown))}"))
-            items.append((key, value))
-    for key in required:
-        if key not in table:
-            problems.append(RuleProblem(FILE_NAME, label, key, "is required"))
-    return tuple(items)
+def _texts(table: Any, label: str, keys: Tuple[str, ...], problems: List[RuleProblem], others: Tuple[str, ...] = ()) -> Tuple[Tuple[str, RuleText], ...]:
+    """A table of texts, each with its translations; the rules' placeholders only (but in the
+    finding's frame, [context] message)."""
+    texts = read_texts(table if table is not None else {}, FILE_NAME, label, keys, problems, others=others)
+    for key, text in texts.items():
+        unknown = set(_PLACEHOLDER.findall(text)) - PLACEHOLDERS
+        if unknown and key not in _FRAMES:
+            problems.append(RuleProblem(FILE_NAME, label, key, f"unknown placeholder(s) {', '.join(sorted(unknown))}"))
+    return tuple(texts.items())
 
 
 def _snapshot(path: Path, problems: List[RuleProblem]) -> Optional[PackageSnapshot]:
@@ -322,7 +331,7 @@ def _snapshot(path: Path, problems: List[RuleProblem]) -> Optional[PackageSnapsh
     try:
         data = read_toml(path)
     except RuleFileError as exc:
-        problems.append(RuleProblem(name, "", "", str(exc).split(": ", 1)[-1]))
+        problems.append(file_problem(name, exc))
         return None
     try:
         version = tuple(int(p) for p in str(data.get("version", "")).split(".")[:2])

@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .shared import load_once
 from . import cache
-from .loader import RuleFileError, RuleProblem, load_api_rules, load_codes, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, file_problem, load_api_rules, load_codes, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
 from .search import internal_note, missing_note
@@ -231,7 +231,7 @@ def load_knowledge(directory: Optional[Path] = None, extra_files: Sequence[Path]
         try:
             rules = load_api_rules(path, problems)
         except RuleFileError as exc:
-            problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1]))
+            problems.append(file_problem(str(path), exc))
             continue
         for rule in rules:
             if path not in extra_files:
@@ -259,7 +259,7 @@ def extended(base: KnowledgeBase, rule_files: Sequence[Path]) -> KnowledgeBase:
         try:
             rules = load_api_rules(path, problems, label=str(path))
         except RuleFileError as exc:
-            problems.append(RuleProblem(str(path), "", "", str(exc).split(": ", 1)[-1]))
+            problems.append(file_problem(str(path), exc))
             continue
         for rule in rules:
             for name in (rule.torch, *rule.aliases):

@@ -71,6 +71,23 @@ def read_toml(path: Path) -> Dict[str, Any]:
         raise RuleFileError(f"{path}: invalid TOML: {exc}") from None
 
 
+def file_problem(file: str, exc: RuleFileError) -> RuleProblem:
+    """A rule file that cannot be read, as the problem naming it (the error less its path)."""
+    return RuleProblem(file, "", "", str(exc).split(": ", 1)[-1])
+
+
+def toml_parser(file: str):
+    """A TOML parser for the text of the rule file *file* whose error names the file, as
+    ``read_toml``'s do (for text read in parts or through the parse cache)."""
+    def parse(text: str) -> Dict[str, Any]:
+        try:
+            return toml.loads(text)
+        except toml.TOMLDecodeError as exc:
+            raise RuleFileError(f"{file}: invalid TOML: {exc}") from None
+
+    return parse
+
+
 class _Entry:
     """Typed access to one TOML table that records a problem for each bad field."""
 

@@ -153,6 +153,15 @@ def sentences(parts, language: str = DEFAULT_LANGUAGE) -> str:
     return ("" if language == CHINESE else " ").join(p for p in parts if p)
 
 
+def sentence(text: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """*text* as a sentence of its own: English capitalises it and ends it with a full stop,
+    Chinese ends it with a full-width one."""
+    text = text.strip().rstrip(".。")
+    if not text:
+        return ""
+    return text + "。" if language == CHINESE else text[:1].upper() + text[1:] + "."
+
+
 def listing(items, language: str = DEFAULT_LANGUAGE) -> str:
     """Items of a run-in list: "a, b" in English, "a，b" in Chinese."""
     return message("list.separator", language).join(items)

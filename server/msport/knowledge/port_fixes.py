@@ -14,8 +14,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .. import pyast
-from .loader import RuleFileError, RuleProblem, entries, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, entries, file_problem, read_toml, rules_dir
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import SUFFIXES, RuleText, in_language, read_text, read_texts, with_translations
 from .shared import load_once
+
+_TRANSLATED = tuple(suffix for _, suffix in SUFFIXES)
 
 FILE_NAME = "port_fixes.toml"
 BUILDERS = (
@@ -25,22 +29,25 @@ BUILDERS = (
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
-_COMMON = ("apis", "builder", "safety", "title")
+_COMMON = ("apis", "builder", "safety", "title", "title_zh-CN")
+#: The fields that are texts a person reads, each with its translations (rule_texts.py).
+_TEXTS = ("title", "unsafe_title", "dtype_title", "stop_title", "decorator_title")
 _OPTIONS = {
     "wrap-in-function": ("function",),
-    "inplace-rebind": ("unsafe_title",),
-    "to-device-or-dtype": ("dtype_title", "device_strings", "device_names", "device_suffixes", "device_functions", "dtype_names",
+    "inplace-rebind": with_translations(("unsafe_title",)),
+    "to-device-or-dtype": (*with_translations(("dtype_title",)), "dtype_apis", "device_strings", "device_names", "device_suffixes", "device_functions", "dtype_names",
                            "dtype_suffixes", "ignored_keywords"),
     "rename-method": ("method",),
     "replace-call": ("replacement",),
-    "helper-function": ("helper", "unsafe_title"),
-    "remove-grad-context": ("stop_title", "decorator_title", "unsafe_title"),
+    "helper-function": ("helper", *with_translations(("unsafe_title",))),
+    "remove-grad-context": ("stop_function", *with_translations(("stop_title", "decorator_title", "unsafe_title"))),
     "init-to-initializer": ("module", "alias"),
     "dtype": ("dtypes",),
 }
-_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",)}
+_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",),
+             "remove-grad-context": ("stop_function",), "to-device-or-dtype": ("dtype_apis",)}
 _INIT_FIELDS = ("class", "params", "defaults", "map", "symmetric")
-_HELPER_FIELDS = ("imports", "code", "unsupported", "random")
+_HELPER_FIELDS = ("imports", "code", "unsupported", "random", "random_zh-CN")
 
 
 @dataclass(frozen=True)
@@ -54,9 +61,10 @@ class PortFix:
     def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
 
-    def text(self, template: str, /, **values) -> str:
-        """The template *template* (``title``, ``unsafe_title``...) with its placeholders filled."""
-        return (self.title if template == "title" else self.option(template)).format(**values)
+    def text(self, template: str, language: str = DEFAULT_LANGUAGE, /, **values) -> str:
+        """The template *template* (``title``, ``unsafe_title``...) in *language*, with its
+        placeholders filled."""
+        return in_language(self.title if template == "title" else self.option(template), language).format(**values)
 
 
 @dataclass(frozen=True)
@@ -77,16 +85,16 @@ class Helper:
     imports: Tuple[str, ...]
     params: Tuple[str, ...]  # of the helper's definition, in order: how positional arguments bind
     unsupported: Tuple[Tuple[str, str], ...] = ()  # keyword -> why the helper cannot serve it
-    random: Tuple[Tuple[str, str], ...] = ()  # keyword -> why a non-zero value makes the fix unsafe
+    random: Tuple[Tuple[str, RuleText], ...] = ()  # keyword -> why a non-zero value makes the fix unsafe
 
 
 @dataclass(frozen=True)
 class ImportRules:
     """MS104, imports of PyTorch nothing uses: the texts, and the names a freed import may rebind."""
 
-    message: str = ""
-    title: str = ""
-    rebind_title: str = ""
+    message: RuleText = RuleText("")
+    title: RuleText = RuleText("")
+    rebind_title: RuleText = RuleText("")
     rebind: Tuple[Tuple[str, str], ...] = ()  # local name -> MindSpore module
 
 
@@ -94,9 +102,9 @@ class ImportRules:
 class ParameterRules:
     """MS105, a layer parameter read by its PyTorch name: the texts."""
 
-    message: str = ""
-    title: str = ""
-    mixed_message: str = ""
+    message: RuleText = RuleText("")
+    title: RuleText = RuleText("")
+    mixed_message: RuleText = RuleText("")
 
 
 @dataclass(frozen=True)
@@ -138,14 +146,14 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
     try:
         data = read_toml(directory / FILE_NAME)
     except RuleFileError as exc:
-        return PortFixRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return PortFixRules(problems=(file_problem(FILE_NAME, exc),))
     fixes = []
     seen: Dict[str, str] = {}
     for entry in entries(data.get("fix", []), FILE_NAME, "fix", "builder", problems):
         builder = entry.text("builder", required=True, choices=BUILDERS)
         entry.unknown_fields(_COMMON + _OPTIONS.get(builder or "", ()))
         safety = entry.text("safety", required=True, choices=SAFETIES)
-        title = entry.text("title", required=True)
+        title = read_text(entry.table, "title", entry.file, entry.entry, problems, required=True)
         apis = entry.strings("apis")
         if not apis:
             entry.problem("apis", "expected at least one PyTorch API")
@@ -157,7 +165,8 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
             if name not in entry.table:
                 entry.problem(name, "is required")
         if builder and safety and title and apis:
-            options = tuple((k, v) for k, v in entry.table.items() if k not in _COMMON)
+            texts = {k: read_text(entry.table, k, entry.file, entry.entry, problems) for k in _TEXTS[1:] if k in entry.table}
+            options = tuple((k, texts.get(k, v)) for k, v in entry.table.items() if k not in _COMMON and not k.endswith(_TRANSLATED))
             fixes.append(PortFix(tuple(apis), builder, safety, title, options))
     init = _init_rules(data.get("init", {}), problems)
     helpers = _helpers(data.get("helpers", {}), problems)
@@ -165,25 +174,20 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
         helper = fix.option("helper")
         if helper is not None and helper not in helpers:
             problems.append(RuleProblem(FILE_NAME, f"fix ({fix.builder})", "helper", f"no [helpers.{helper}] table"))
-    parameters = data.get("parameters", {})
-    texts = ("message", "title", "mixed_message")
-    if not isinstance(parameters, Mapping) or not all(isinstance(parameters.get(k), str) for k in texts):
-        problems.append(RuleProblem(FILE_NAME, "parameters", "", f"expected a table with {', '.join(texts)}"))
-        parameters = {}
+    parameters = read_texts(data.get("parameters", {}), FILE_NAME, "[parameters]", ("message", "title", "mixed_message"), problems)
     return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
-                        ParameterRules(*(parameters.get(k, "") for k in texts)), tuple(problems))
+                        ParameterRules(**parameters), tuple(problems))
 
 
 def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:
-    texts = ("message", "title", "rebind_title")
-    if not isinstance(table, Mapping) or not all(isinstance(table.get(k), str) and table.get(k) for k in texts):
-        problems.append(RuleProblem(FILE_NAME, "imports", "", f"expected a table with {', '.join(texts)}"))
+    texts = read_texts(table, FILE_NAME, "[imports]", ("message", "title", "rebind_title"), problems, others=("rebind",))
+    if len(texts) < 3:
         return ImportRules()
     rebind = table.get("rebind", {})
     if not isinstance(rebind, Mapping) or not all(isinstance(v, str) and v.startswith("mindspore") for v in rebind.values()):
         problems.append(RuleProblem(FILE_NAME, "imports", "rebind", "expected a table of name = \"mindspore module\""))
         rebind = {}
-    return ImportRules(*(table[k] for k in texts), tuple(sorted(rebind.items())))
+    return ImportRules(**texts, rebind=tuple(sorted(rebind.items())))
 
 
 def _init_rules(table: Any, problems: List[RuleProblem]) -> Dict[str, InitRule]:
@@ -247,8 +251,24 @@ def _helpers(table: Any, problems: List[RuleProblem]) -> Dict[str, Helper]:
             continue
         params = tuple(a.arg for a in tree.body[0].args.args)
         helpers[name] = Helper(name, code.strip("\n") + "\n", tuple(imports), params, tuple(sorted(item.get("unsupported", {}).items())),
-                               tuple(sorted(item.get("random", {}).items())))
+                               _reasons(item, "random", label, problems))
     return helpers
+
+
+def _reasons(item: Mapping[str, Any], field: str, label: str, problems: List[RuleProblem]) -> Tuple[Tuple[str, RuleText], ...]:
+    """A table of keyword = "why", with its translations in tables beside it (random_zh-CN = {...})."""
+    table = item.get(field, {})
+    found = []
+    for key in table if isinstance(table, Mapping) else ():
+        texts = {field: table[key]}
+        for _, suffix in SUFFIXES:
+            translated = item.get(field + suffix)
+            if isinstance(translated, Mapping) and key in translated:
+                texts[field + suffix] = translated[key]
+        text = read_text(texts, field, FILE_NAME, f"{label}, {field}.{key}", problems)
+        if text is not None:
+            found.append((key, text))
+    return tuple(sorted(found))
 
 
 default_port_fix_rules = load_once(load_port_fix_rules)

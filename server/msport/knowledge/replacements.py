@@ -11,11 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
+from .loader import RuleFileError, RuleProblem, file_problem, read_toml, rules_dir
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import RuleText, in_language, read_texts
 from .shared import load_once
-from .loader import RuleFileError, RuleProblem, read_toml, rules_dir
 
 FILE_NAME = "replacements.toml"
 BUILDERS = ("reshape", "pool-to-reduce", "drop-pool-indices", "sort-to-topk")
+#: Builders whose fix may be unsafe: each has an unsafe_<builder> text saying why.
+UNSAFE_BUILDERS = ("reshape", "sort-to-topk")
+MESSAGES = (*BUILDERS, *(f"unsafe_{b}" for b in UNSAFE_BUILDERS), "no_counterpart", "not_direct", "not_direct_note", "no_kernel", "where",
+            "held", "title_drop_indices", "title_replace_attribute", "title_replace")
 WHEN = ("always", "no-direct-port")
 SAFETIES = ("safe", "unsafe")
 RESHAPE_OPS = ("squeeze", "flatten")
@@ -77,6 +83,11 @@ class Replacements:
     #: MindSpore APIs the CPU probe found without a kernel.
     no_cpu_kernel: FrozenSet[str] = frozenset()
     problems: Tuple[RuleProblem, ...] = ()
+    #: The texts of the findings and fixes ([messages]), in every language.
+    messages: Dict[str, RuleText] = field(default_factory=dict)
+
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE, **values: str) -> str:
+        return in_language(self.messages[key], language).format(**values)
 
     def get(self, name: Optional[str]) -> Optional[ReplacedApi]:
         return self.apis.get(name) if name else None
@@ -101,7 +112,7 @@ def load_replacements(directory: Optional[Path] = None) -> Replacements:
     try:
         data = read_toml(directory / FILE_NAME)
     except RuleFileError as exc:
-        return Replacements(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return Replacements(problems=(file_problem(FILE_NAME, exc),))
     for index, table in enumerate(data.get("replacement", [])):
         label = f"replacement #{index + 1} ({table.get('code', '?') if isinstance(table, dict) else '?'})"
         for api in _entry(table, label, problems):
@@ -110,7 +121,8 @@ def load_replacements(directory: Optional[Path] = None) -> Replacements:
                 continue
             apis[api.name] = api
     rewrites = _static_rewrites(data.get("static_rewrites"), problems)
-    return Replacements(apis, rewrites, _no_cpu_kernel(directory / "snapshots" / CPU_KERNELS), tuple(problems))
+    messages = read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems)
+    return Replacements(apis, rewrites, _no_cpu_kernel(directory / "snapshots" / CPU_KERNELS), tuple(problems), messages)
 
 
 def _static_rewrites(table: Any, problems: List[RuleProblem]) -> StaticRewriteRules:

@@ -12,26 +12,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Pattern, Tuple
 
-from . import toml
-from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
+from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, parse_versions, rules_dir, toml_parser
 from .model import Version
 from .cache import toml_document
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import in_language, read_text, read_texts, with_translations
 from .shared import load_once
 
 FILE_NAME = "second_order.toml"
+_parse = toml_parser(FILE_NAME)
 #: The line above which the file is hand-written and below which the probe writes the table.
 MARKER = "# ---- MEASURED: written by tools/probe_second_order.py below this line; do not edit ----"
 MODES = ("pynative", "inner_jit", "graph")
 STATUSES = ("ok", "zero", "wrong", "no-bprop", "no-kernel", "crash", "n/a")
 BPROP = ("missing", "present", "unknown")
-MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version")
+MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version", "related",
+            "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
+            "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
+            "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
 _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
     "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
 )
 _DETECT_FIELDS = ("pattern", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
-                  "transform_classes", "derivatives", "transparent", "containers", "wrappers")
+                  "transform_classes", "derivatives", "transparent", "containers", "wrappers", "jit")
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class CreateGraphCall:
     outputs: int  # position of the differentiated outputs (-1: the method's receiver)
     inputs: Optional[int]  # position of the inputs the gradient is taken with respect to
     position: int  # position of create_graph when passed positionally
+    untyped: bool = False  # a method matched by its name on a receiver of unknown type
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,7 @@ class SecondOrderRules:
     transparent: FrozenSet[str] = frozenset()
     containers: FrozenSet[str] = frozenset()
     wrappers: Tuple[Wrapper, ...] = ()
+    jit: str = ""  # what compiles a function as a static graph
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
     replacements: Tuple[Replacement, ...] = ()
@@ -133,14 +140,18 @@ class SecondOrderRules:
     def create_graph_call(self, api: str) -> Optional[CreateGraphCall]:
         return next((c for c in self.create_graph if c.api == api), None)
 
+    def untyped_create_graph_call(self, method: str) -> Optional[CreateGraphCall]:
+        """The create_graph method named *method*, matched whatever its receiver."""
+        return next((c for c in self.create_graph if c.untyped and c.api.rpartition(".")[2] == method), None)
+
     def derivative_order(self, api: str) -> Optional[int]:
         return dict(self.derivatives).get(api)
 
-    def message(self, key: str) -> str:
-        return dict(self.messages)[key]
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.messages)[key], language)
 
-    def workaround(self, key: str) -> str:
-        return dict(self.workarounds)[key]
+    def workaround(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.workarounds)[key], language)
 
     def support(self, mindspore: str, version: Version) -> Optional[Support]:
         """The measurement of *mindspore* on *version*, else on the nearest version measured
@@ -167,18 +178,18 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         head, _, tail = text.partition(MARKER)
         data = _parse(head)
     except (OSError, RuleFileError) as exc:
-        return SecondOrderRules(head_problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return SecondOrderRules(head_problems=(file_problem(FILE_NAME, exc),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
     detect.unknown_fields(_DETECT_FIELDS)
-    messages = _texts(data.get("messages", {}), "[messages]", MESSAGES, problems)
-    workarounds = _texts(data.get("workaround", {}), "[workaround]", WORKAROUNDS, problems)
+    messages = tuple(read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems).items())
+    workarounds = tuple(read_texts(data.get("workaround", {}), FILE_NAME, "[workaround]", WORKAROUNDS, problems).items())
 
     def table() -> Tuple[Tuple[Support, ...], Tuple[RuleProblem, ...]]:
         found: List[RuleProblem] = []
         try:
             measured = toml_document(path.stem, tail, _parse).get("measured", [])
         except RuleFileError as exc:
-            return (), (RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),)
+            return (), (file_problem(FILE_NAME, exc),)
         return tuple(_measured(measured, found)), tuple(found)
 
     return SecondOrderRules(
@@ -192,6 +203,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         transparent=frozenset(detect.strings("transparent")),
         containers=frozenset(detect.strings("containers")),
         wrappers=_wrappers(detect),
+        jit=detect.text("jit", required=True) or "",
         messages=messages,
         workarounds=workarounds,
         replacements=tuple(_replacements(data.get("replacement", []), problems)),
@@ -211,23 +223,15 @@ def _pattern(detect: _Entry) -> Optional[Pattern[str]]:
         return None
 
 
-def _texts(table: Any, label: str, required: Tuple[str, ...], problems: List[RuleProblem]) -> Tuple[Tuple[str, str], ...]:
-    if not isinstance(table, dict):
-        problems.append(RuleProblem(FILE_NAME, label, "", "expected a table of strings"))
-        return ()
-    entry = _Entry(table, FILE_NAME, label, problems)
-    entry.unknown_fields(required)
-    return tuple((key, text) for key in required if (text := entry.text(key, required=True)))
-
-
 def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGraphCall, ...]:
     calls = []
     for index, item in enumerate(detect.table.get("create_graph", [])):
         if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("outputs"), int) \
-                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int):
-            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N] }}, got {item!r}")
+                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int) \
+                or not isinstance(item.get("untyped", False), bool):
+            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true] }}, got {item!r}")
             continue
-        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"]))
+        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"], item.get("untyped", False)))
     return tuple(calls)
 
 
@@ -257,9 +261,10 @@ def _wrappers(detect: _Entry) -> Tuple[Wrapper, ...]:
 def _replacements(tables: Any, problems: List[RuleProblem]) -> List[Replacement]:
     found = []
     for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "replacement", "text", problems):
-        entry.unknown_fields(("grad_primitives", "text", "torch", "mindspore", "input"))
+        entry.unknown_fields(("grad_primitives", *with_translations(("text",)), "torch", "mindspore", "input"))
         primitives = entry.strings("grad_primitives")
-        values = [entry.text(k, required=True) for k in ("text", "torch", "mindspore")]
+        values = [read_text(entry.table, "text", entry.file, entry.entry, problems, required=True),
+                  *(entry.text(k, required=True) for k in ("torch", "mindspore"))]
         if primitives and all(values):
             found.append(Replacement(primitives, *values, input=entry.text("input") or "x"))
     return found
@@ -297,13 +302,6 @@ def _measured(tables: Any, problems: List[RuleProblem]) -> List[Support]:
         found.append(Support(name, entry.strings("torch"), version, entry.table.get("bprop", "unknown"), entry.text("grad_primitive"),
                              tuple(statuses), details, case, unprobed))
     return found
-
-
-def _parse(text: str) -> dict:
-    try:
-        return toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        raise RuleFileError(f"{FILE_NAME}: invalid TOML: {exc}") from None
 
 
 default_second_order = load_once(load_second_order)

@@ -11,20 +11,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from . import toml
-from .loader import RuleFileError, RuleProblem, _Entry, entries, parse_versions, rules_dir
+from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, parse_versions, rules_dir, toml_parser
 from .model import Version
 from .cache import toml_document
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import in_language, read_text, read_texts, with_translations
 from .shared import load_once
 
 FILE_NAME = "sparse.toml"
+_parse = toml_parser(FILE_NAME)
 LAYOUTS = ("coo", "csr")
 MODES = ("pynative", "jit")
 MESSAGES = ("missing", "fails", "differs", "rank", "int32", "deprecated", "memory_known", "memory_unknown", "failure_measured",
-            "failure_documented", "int32_fix")
+            "failure_documented", "int32_fix", "int32_fix_unsafe", "described_test", "described_made", "related", "mode_separator",
+            "mode_pynative", "mode_jit", "unknown_error")
 _CONSTRUCTOR_FIELDS = ("apis", "layout", "size", "size_keyword", "indices")
-_OPERATION_FIELDS = ("id", "apis", "operators", "sparse", "list", "fallback", *LAYOUTS)
-_COUNTERPART_FIELDS = ("mindspore", "case", "none", "instead", "difference")
+_OPERATION_FIELDS = ("id", "apis", "operators", "sparse", "list", *with_translations(("fallback",)), *LAYOUTS)
+_COUNTERPART_FIELDS = ("mindspore", "case", "none", "instead", *with_translations(("difference",)))
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class CaseResult:
 class SparseRules:
     words: Tuple[str, ...] = ()
     preserving_methods: FrozenSet[str] = frozenset()
+    namespaces: Tuple[str, ...] = ()  # modules whose functions take a sparse first argument
+    tensor_class: str = ""  # the torch tensor class the operations' methods belong to
+    classes: Tuple[Tuple[str, str], ...] = ()  # layout -> MindSpore class
     int64_operations: FrozenSet[str] = frozenset()
     messages: Tuple[Tuple[str, str], ...] = ()
     constructors: Tuple[Constructor, ...] = ()
@@ -107,8 +113,15 @@ class SparseRules:
         index["methods"] = {api.rpartition(".")[2]: c for c in self.constructors for api in c.apis if ".Tensor." in api}
         index["counterparts"] = {c.mindspore: o for o in self.operations for _, c in o.counterparts if c.mindspore}
 
-    def message(self, key: str) -> str:
-        return dict(self.messages)[key]
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.messages)[key], language)
+
+    def mindspore_class(self, layout: str) -> str:
+        """MindSpore's class for *layout* ("coo": mindspore.COOTensor)."""
+        return dict(self.classes)[layout]
+
+    def in_namespace(self, qualified: str) -> bool:
+        return any(qualified.startswith(namespace + ".") for namespace in self.namespaces)
 
     def constructor(self, api: str) -> Optional[Constructor]:
         return self._index["constructors"].get(api)
@@ -157,17 +170,20 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     try:
         data = toml_document(path.stem, path.read_text(encoding="utf-8"), _parse)
     except (OSError, RuleFileError) as exc:
-        return SparseRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return SparseRules(problems=(file_problem(FILE_NAME, exc),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
-    detect.unknown_fields(("words", "preserving_methods", "int64_operations"))
-    messages = _Entry(data.get("messages", {}), FILE_NAME, "[messages]", problems)
-    messages.unknown_fields(MESSAGES)
+    detect.unknown_fields(("words", "namespaces", "tensor_class", "preserving_methods", "int64_operations"))
+    messages = read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems)
     layouts = []
     for layout, values in (data.get("layouts") or {}).items():
         if layout not in LAYOUTS or not isinstance(values, list):
             problems.append(RuleProblem(FILE_NAME, "[layouts]", layout, f"expected one of {', '.join(LAYOUTS)} = [qualified names]"))
             continue
         layouts += [(value, layout) for value in values]
+    classes = data.get("classes") or {}
+    if not isinstance(classes, dict) or set(classes) != set(LAYOUTS) or not all(isinstance(v, str) and v.startswith("mindspore.") for v in classes.values()):
+        problems.append(RuleProblem(FILE_NAME, "[classes]", "", f"expected {' and '.join(LAYOUTS)} = \"mindspore.<class>\", got {classes!r}"))
+        classes = {}
     operations = list(_operations(data.get("operation", []), problems))
     known_ids = {o.id for o in operations}
     int64 = detect.strings("int64_operations")
@@ -177,12 +193,15 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     return SparseRules(
         words=detect.strings("words"),
         preserving_methods=frozenset(detect.strings("preserving_methods")),
+        namespaces=detect.strings("namespaces"),
+        tensor_class=detect.text("tensor_class", required=True) or "",
+        classes=tuple(sorted(classes.items())),
         int64_operations=frozenset(int64),
-        messages=tuple((key, text) for key in MESSAGES if (text := messages.text(key, required=True))),
+        messages=tuple(messages.items()),
         constructors=tuple(_constructors(data.get("constructor", []), problems)),
         layouts=tuple(layouts),
         operations=tuple(operations),
-        deprecated=tuple((api, item.get("instead", "")) for item in data.get("deprecated", []) for api in item.get("apis", [])),
+        deprecated=tuple(_deprecated(data.get("deprecated", []), problems)),
         facts=tuple((f.get("id", ""), tuple(f.get("fails", [])), tuple(f.get("runs", []))) for f in data.get("fact", [])),
         results=tuple(_results(data.get("measured", []), problems)),
         platforms=tuple(_platforms(data.get("measured", []), problems)),
@@ -231,13 +250,22 @@ def _operations(tables: Any, problems: List[RuleProblem]):
             none = table.get("none", False) is True
             if not none and not (table.get("mindspore") and table.get("case")):
                 entry.problem(layout, "a counterpart needs 'mindspore' and 'case' (or none = true)")
-            counterparts.append((layout, Counterpart(table.get("mindspore"), table.get("case"), none, table.get("instead"), table.get("difference"))))
-        fallback = entry.text("fallback", required=True)
+            difference = read_text(table, "difference", FILE_NAME, f"{entry.entry}, {layout}", problems)
+            counterparts.append((layout, Counterpart(table.get("mindspore"), table.get("case"), none, table.get("instead"), difference)))
+        fallback = read_text(entry.table, "fallback", FILE_NAME, entry.entry, problems, required=True)
         if len(problems) != before or not op_id or not fallback:
             continue
         seen.add(op_id)
         yield Operation(op_id, entry.strings("apis"), entry.strings("operators"), tuple(positions), fallback, tuple(counterparts),
                         entry.table.get("list") is True)
+
+
+def _deprecated(tables: Any, problems: List[RuleProblem]):
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "deprecated", "apis", problems):
+        entry.unknown_fields(("apis", *with_translations(("instead",))))
+        instead = read_text(entry.table, "instead", FILE_NAME, entry.entry, problems, required=True)
+        for api in entry.strings("apis"):
+            yield api, instead
 
 
 def _version(entry: _Entry) -> Optional[Version]:
@@ -271,13 +299,6 @@ def _platforms(tables: Any, problems: List[RuleProblem]):
         version = _version(entry)
         if version is not None:
             yield entry.table["api"], version, entry.strings("platforms")
-
-
-def _parse(text: str) -> dict:
-    try:
-        return toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        raise RuleFileError(f"{FILE_NAME}: invalid TOML: {exc}") from None
 
 
 default_sparse = load_once(load_sparse)

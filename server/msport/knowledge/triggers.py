@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, _Entry, entries, read_toml
+from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, read_toml
 
 TESTS = ("always", "single-argument", "value", "shape")
 SYNTAX_KINDS = ("mask_index", "slice", "index", "branch", "loop")
@@ -167,7 +167,7 @@ def load_triggers(path: Path, problems: List[RuleProblem], codes: Iterable[str] 
     try:
         data = read_toml(path)
     except RuleFileError as exc:
-        problems.append(RuleProblem(path.name, "", "", str(exc).split(": ", 1)[-1]))
+        problems.append(file_problem(path.name, exc))
         return TriggerRules()
     known_codes = set(codes)
     file = path.name

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .loader import RuleFileError, RuleProblem, entries, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, entries, file_problem, read_toml, rules_dir
 from .shared import load_once
 
 FILE_NAME = "weights.toml"
@@ -62,7 +62,7 @@ def load_weight_rules(directory: Optional[Path] = None) -> WeightRules:
     try:
         data = read_toml(directory / FILE_NAME)
     except RuleFileError as exc:
-        return WeightRules(problems=(RuleProblem(FILE_NAME, "", "", str(exc).split(": ", 1)[-1]),))
+        return WeightRules(problems=(file_problem(FILE_NAME, exc),))
     layers: Dict[str, LayerWeights] = {}
     for entry in entries(data.get("layer", []), FILE_NAME, "layer", "mindspore", problems):
         entry.unknown_fields(_FIELDS)

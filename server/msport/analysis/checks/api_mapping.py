@@ -10,7 +10,8 @@ import ast
 from typing import Optional, Tuple
 
 from ...knowledge.callforms import default_callforms
-from ...knowledge.messages import message
+from ...knowledge.messages import listing, message
+from ...knowledge.rule_texts import in_language
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
 from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
@@ -234,7 +235,7 @@ class ApiMappingCheck(Check):
 
     @property
     def _templates(self):
-        return default_callforms().messages
+        return default_callforms().templates(self.settings.language)
 
     def _call_verdict(self, node: ast.AST, qualified: str, verdict: Verdict, is_method: bool) -> Optional[CallVerdict]:
         """The verdict of the call as written, when *node* is called and a form applies."""
@@ -273,7 +274,7 @@ class ApiMappingCheck(Check):
         return False
 
     def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
-        return render(matched.form.message, torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
+        return render(in_language(matched.form.message, self.settings.language), torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
                       value=matched.value or "", where=self._where(), new=dict(verdict.renames).get(matched.keyword or "", ""))
 
     def _call_run(self, node: ast.AST, torch: str, target: str, call: CallVerdict) -> bool:
@@ -311,9 +312,9 @@ class ApiMappingCheck(Check):
         if spelled is None:
             return ()
         edits = (Edit(span, spelled), *call.edits)
-        titles = list(dict.fromkeys(f.title for f in call.forms if f.title))  # one title per kind of change
+        titles = list(dict.fromkeys(in_language(f.title, self.settings.language) for f in call.forms if f.title))  # one title per kind of change
         templates = self._templates
-        title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=", ".join(titles))
+        title = render(templates["fix_rewrite" if titles else "fix_rename"], target=target, changes=listing(titles, self.settings.language))
         reason = self._unsafe_reason(node, verdict, call, target)
         return (Fix(title, Safety.UNSAFE if reason else Safety.SAFE, edits, imports, reason=reason or ""),)
 
@@ -339,7 +340,7 @@ class ApiMappingCheck(Check):
 
     # -- messages --------------------------------------------------------------------
     def _where(self) -> str:
-        return f"MindSpore {self.settings.target_version} on {_BACKEND_NAMES[self.settings.backend]}"
+        return render(self._templates["where"], version=self.settings.target_version, backend=_BACKEND_NAMES[self.settings.backend])
 
     def _message(self, verdict: Verdict) -> str:
         templates = self._templates

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from ...knowledge.graph_mode import GraphRule, default_graph_mode
+from ...knowledge.messages import sentence
+from ...knowledge.rule_texts import in_language
 from ..findings import Category, Finding, Fix, Severity, Span
 from ..graph_context import EAGER, GRAPH, JIT, PIPELINE, UNSEEN
 from ..names import Instance, Ref, TensorValue
@@ -728,16 +730,19 @@ class GraphModeCheck(Check):
             "construct": _construct_text(node, self.chunk.lines), "name": name, "value": value, "api": api,
             "error": rule.error, "since": since, "version": self.settings.target_version,
         }
-        values["function"] = f"`{frame.name}`" if frame is not None else "this code"
-        values["where"] = self._where(frame) if frame is not None else "this code"
-        found = _fill(rule.found, values)
+        language = self.settings.language
+        this_code = self.rules.context_text("this_code", language)
+        values["function"] = f"`{frame.name}`" if frame is not None else this_code
+        values["where"] = self._where(frame) if frame is not None else this_code
+        found = _fill(in_language(rule.found, language), values)
         if capture == "bytecode" and outcome == "break":
-            effect = self.rules.context_text("bytecode")
+            effect = self.rules.context_text("bytecode", language)
         elif capture == "fullgraph" and (outcome != rule.outcome or outcome == "fails"):
-            effect = self.rules.context_text("fullgraph")
+            effect = self.rules.context_text("fullgraph", language)
         else:
-            effect = _fill(rule.effect, values)
-        message = f"{_sentence(found)} {_sentence(effect)} Instead: {_sentence(_fill(rule.instead, values))}"
+            effect = _fill(in_language(rule.effect, language), values)
+        message = self.rules.context_text("message", language).format(
+            found=sentence(found, language), effect=sentence(effect, language), instead=sentence(_fill(in_language(rule.instead, language), values), language))
         self.findings.append(Finding(
             code=rule.code,
             category=Category.GRAPH_MODE,
@@ -774,7 +779,7 @@ class GraphModeCheck(Check):
             key = "jit"
         else:
             key = "graph"
-        return _fill(self.rules.context_text(key), {"function": f"`{frame.name}`"})
+        return _fill(self.rules.context_text(key, self.settings.language), {"function": f"`{frame.name}`"})
 
 
 def _reads_self_attribute(test: ast.AST, attrs, self_name: str) -> bool:
@@ -798,11 +803,6 @@ def _fill(template: str, values: Dict[str, str]) -> str:
     for key, value in values.items():
         text = text.replace("{" + key + "}", value)
     return text
-
-
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return (text[:1].upper() + text[1:] + ".") if text else ""
 
 
 def _construct_text(node: ast.AST, lines) -> str:

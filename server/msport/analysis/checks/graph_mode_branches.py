@@ -203,18 +203,19 @@ class BranchJudge:
         end = getattr(node, "end_lineno", node.lineno)
         for name in sorted(grown):
             if check.read_after(name, end):
-                return self.check.rules.join_text("name_list_growth").replace("{name}", f"`{name}`")
+                return self.check.rules.join_text("name_list_growth", self.check.settings.language).replace("{name}", f"`{name}`")
         return None
 
     def _clause(self, where: str, a: Kind, b: Kind, name: str) -> str:
         rules = self.check.rules
+        language = self.check.settings.language
         if isinstance(a, tuple) and isinstance(b, tuple):
-            key, value = f"{where}_tuple_length", f"{a[1]} and {b[1]}"
+            key, value = f"{where}_tuple_length", rules.context_text("lengths", language).format(first=a[1], second=b[1])
         elif isinstance(a, tuple) or isinstance(b, tuple):
             key, value = f"{where}_tensor_tuple", ""
         else:
             key, value = f"{where}_tensor_number", ""
-        text = rules.join_text(key)
+        text = rules.join_text(key, language)
         return text.replace("{name}", f"`{name}`").replace("{value}", value)
 
     def _report(self, node: ast.AST, test: ast.AST, reason: Optional[str]) -> None:

@@ -33,9 +33,7 @@ def move_import(check, node: ast.AST) -> Optional[Fix]:
     edits = _remove_statement(check, node)
     if edits is None:
         return None
-    title = f"Move `{' ; '.join(statements)}` to the top of the module"
-    if not safe:
-        title += " (unsafe: an import inside a function may avoid a circular import or an optional dependency)"
+    title = _title(check, "move_import" if safe else "move_import_unsafe", statements=" ; ".join(statements))
     return Fix(title, Safety.SAFE if safe else Safety.UNSAFE, edits, imports=tuple(statements))
 
 
@@ -56,7 +54,7 @@ def delete_names(check, node: ast.Delete) -> Optional[Fix]:
     if edits is None:
         return None
     names = ", ".join(t.id for t in node.targets)
-    return Fix(f"Remove `del {names}`", Safety.SAFE, edits)
+    return Fix(_title(check, "delete", names=names), Safety.SAFE, edits)
 
 
 def set_to_tuple(check, node: ast.Set) -> Optional[Fix]:
@@ -66,7 +64,7 @@ def set_to_tuple(check, node: ast.Set) -> Optional[Fix]:
     lines = check.chunk.lines
     items = ", ".join(node_text(e, lines) for e in node.elts)
     text = f"({items},)" if len(node.elts) == 1 else f"({items})"
-    return Fix(f"Write the set as the tuple `{text}`", Safety.SAFE, (Edit(check.span(node), text),))
+    return Fix(_title(check, "set_to_tuple", text=text), Safety.SAFE, (Edit(check.span(node), text),))
 
 
 def reversed_cells(check, node: ast.Call, cells: ast.AST) -> Optional[Fix]:
@@ -79,7 +77,7 @@ def reversed_cells(check, node: ast.Call, cells: ast.AST) -> Optional[Fix]:
         text = f"{cells_text}[::-1]"
     else:
         text = f"range(len({cells_text}) - 1, -1, -1)"
-    return Fix(f"Iterate with `{text}`", Safety.SAFE, (Edit(check.span(node), text),))
+    return Fix(_title(check, "reversed", text=text), Safety.SAFE, (Edit(check.span(node), text),))
 
 
 def classmethod_to_static(check, method: ast.FunctionDef) -> Optional[Fix]:
@@ -103,7 +101,7 @@ def classmethod_to_static(check, method: ast.FunctionDef) -> Optional[Fix]:
     else:
         removal = first_span
     edits = (Edit(check.span(decorator), "staticmethod"), Edit(removal, ""))
-    return Fix(f"Make `{method.name}` a staticmethod (it does not use `{first.arg}`)", Safety.SAFE, edits)
+    return Fix(_title(check, "classmethod_to_static", method=method.name, first=first.arg), Safety.SAFE, edits)
 
 
 def set_data(check, node: ast.Call) -> Optional[Fix]:
@@ -114,8 +112,7 @@ def set_data(check, node: ast.Call) -> Optional[Fix]:
     lines = check.chunk.lines
     text = f"ops.assign({node_text(node.func.value, lines)}, {node_text(node.args[0], lines)})"
     return Fix(
-        f"Replace with `{text}` (unsafe: set_data may change the parameter's shape or dtype, assign keeps them; "
-        "under bytecode capture an assign in construct is not applied)",
+        _title(check, "set_data", text=text),
         Safety.UNSAFE, (Edit(check.span(node), text),), imports=("from mindspore import ops",),
     )
 
@@ -128,7 +125,12 @@ def sort_statement(check, node: ast.Call) -> Optional[Fix]:
     name = node.func.value.id
     keywords = "".join(f", {node_text(k, lines)}" for k in node.keywords)
     text = f"{name} = sorted({name}{keywords})"
-    return Fix(f"Replace with `{text}`", Safety.SAFE, (Edit(check.span(node), text),))
+    return Fix(_title(check, "sort", text=text), Safety.SAFE, (Edit(check.span(node), text),))
+
+
+def _title(check, key: str, **values: str) -> str:
+    """The title *key* of [fixes] in rules/graph_mode.toml, in the user's language."""
+    return check.rules.fix_title(key, check.settings.language, **values)
 
 
 def for_syntax(check, rule_id: str, node: ast.AST) -> Sequence[Fix]:

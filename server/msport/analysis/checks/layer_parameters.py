@@ -15,6 +15,7 @@ import ast
 from typing import Dict, Optional
 
 from ...knowledge.port_fixes import default_port_fix_rules
+from ...knowledge.rule_texts import in_language
 from ...knowledge.weights import default_weight_rules
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity
 from ..names import Instance
@@ -101,8 +102,9 @@ class LayerParametersCheck(Check):
         written = _text(node, self.chunk.lines)
         span = self.attribute_name_span(node)
         values = dict(written=written, layer=layer, target=target, name=name, attribute=node.attr)
-        fixes = () if mixed else (Fix(texts.title.format(**values), Safety.SAFE, (Edit(span, name),)),)
-        message = (texts.mixed_message if mixed else texts.message).format(**values)
+        language = self.settings.language
+        fixes = () if mixed else (Fix(in_language(texts.title, language).format(**values), Safety.SAFE, (Edit(span, name),)),)
+        message = in_language(texts.mixed_message if mixed else texts.message, language).format(**values)
         self.findings.append(Finding(
             code=CODE, category=Category.DIVERGENT_API, severity=Severity(self.knowledge.code(CODE).severity), span=span,
             message=message, mindspore_api=f"{target}.{name}", fixes=fixes,

@@ -22,7 +22,7 @@ import ast
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ...knowledge.messages import message
+from ...knowledge.messages import message, sentences
 from ...knowledge.replacements import ReplacedApi, default_replacements
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from ..names import TensorValue
@@ -65,15 +65,22 @@ class ReplacementsCheck(Check):
         return not self.replacements.has_kernel(api.name, self.settings.backend)
 
     def _why_not_direct(self, api: ReplacedApi) -> str:
-        where = f"MindSpore {self.settings.target_version} on {_BACKENDS[self.settings.backend]}"
+        backend = _BACKENDS[self.settings.backend]
         if api.when == "always":
             return ""
         if api.framework == "torch":
+            where = self._text("where", version=self.settings.target_version, backend=backend)
             verdict = self.knowledge.verdict(api.name, self.settings.version, self.settings.backend)
             if verdict is None or verdict.status == "missing":
-                return f" {api.name} has no counterpart in {where}."
-            return f" {api.name} has no direct equivalent in {where} ({verdict.note.rstrip('.')})." if verdict.note else f" {api.name} has no direct equivalent in {where}."
-        return f" {api.name} has no kernel on {_BACKENDS[self.settings.backend]}."
+                return self._text("no_counterpart", api=api.name, where=where)
+            if verdict.note:
+                return self._text("not_direct_note", api=api.name, where=where, note=verdict.note.rstrip("."))
+            return self._text("not_direct", api=api.name, where=where)
+        return self._text("no_kernel", api=api.name, backend=backend)
+
+    def _text(self, key: str, **values: str) -> str:
+        """The [messages] text *key* of rules/replacements.toml in the user's language."""
+        return self.replacements.message(key, self.settings.language, **values)
 
     # -- module forms: `self.pool = nn.AdaptiveAvgPool2d(1)` ... `self.pool(x)` ------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -116,16 +123,17 @@ class ReplacementsCheck(Check):
             return
         edits, safety, sample = built
         if api.builder == "drop-pool-indices":
-            title = f"Drop the unused indices of self.{name}"
+            title = self._text("title_drop_indices", name=name)
         else:
             delete = self._delete_statement(assign)
             if delete is None:
                 return
             edits.append(delete)
-            title = f"Replace self.{name} with {sample}"
+            title = self._text("title_replace_attribute", name=name, sample=sample)
         self._handled.update(id(c) for c in calls)
         self._handled.add(id(ctor))
-        self._report(api, self.span(ctor), f"`{node_text(ctor, self.chunk.lines)}` held in `self.{name}`", sample, Fix(title, safety, tuple(edits)))
+        held = self._text("held", constructor=node_text(ctor, self.chunk.lines), name=name)
+        self._report(api, self.span(ctor), held, sample, Fix(title, safety, tuple(edits)))
 
     def _module_edits(self, api: ReplacedApi, args, calls: Sequence[ast.Call], ctor: ast.Call):
         """(edits, safety, the new expression of the first call) for every call of the layer."""
@@ -198,7 +206,7 @@ class ReplacementsCheck(Check):
             return
         edits, safety, sample = built
         span = self.attribute_name_span(node.func) if api.is_method and isinstance(node.func, ast.Attribute) else self.span(node.func)
-        self._report(api, span, f"`{written}`", sample, Fix(f"Replace with {sample}", safety, tuple(edits)))
+        self._report(api, span, f"`{written}`", sample, Fix(self._text("title_replace", sample=sample), safety, tuple(edits)))
 
     # -- builders --------------------------------------------------------------------
     def _expression(self, api: ReplacedApi, args: Dict[str, ast.AST]) -> Optional[str]:
@@ -333,34 +341,22 @@ class ReplacementsCheck(Check):
         return Edit(Span(first, 0, last + 1, 0), "")
 
     def _report(self, api: ReplacedApi, span: Span, written: str, sample: str, fix: Fix) -> None:
-        text = _MESSAGES[api.builder].format(written=written, sample=sample)
-        text += self._why_not_direct(api)
+        parts = [self._text(api.builder, written=written, sample=sample), self._why_not_direct(api)]
         if fix.safety == Safety.UNSAFE:
-            text += " " + _UNSAFE[api.builder]
+            parts.append(self._text(f"unsafe_{api.builder}"))
             fix = replace(fix, reason=message(_UNSAFE_REASON[api.builder], self.settings.language))
         self.findings.append(Finding(
             code=api.code,
             category=Category.REPLACEMENT,
             severity=Severity(self.knowledge.code(api.code).severity),
             span=span,
-            message=text,
+            message=sentences(parts, self.settings.language),
             torch_api=api.name if api.framework == "torch" else None,
             mindspore_api=api.name if api.framework == "mindspore" else None,
             fixes=(fix,),
         ))
 
 
-_MESSAGES = {
-    "reshape": "{written} only changes the shape: `{sample}` gives the same tensor with a reshape, which every MindSpore version and backend has.",
-    "pool-to-reduce": "{written} pools each channel to a single value, which is a reduction over the pooled axes: `{sample}` computes the same with a plain reduction that every backend and static graph supports.",
-    "drop-pool-indices": "{written} computes pooling indices that are never read: max pooling without them gives the same values and avoids the argmax output (narrower backend support in MindSpore).",
-    "sort-to-topk": "{written} sorts the whole axis: `{sample}` returns the same values with TopK, which is supported where Sort is not.",
-}
-_UNSAFE = {
-    "reshape": "The fix is unsafe: torch's squeeze leaves a dimension that is not of size 1 unchanged, where the reshape raises.",
-    "sort-to-topk": "The fix is unsafe because the indices are read: among equal values TopK may order them differently, and MindSpore's TopK returns int32 indices.",
-}
-#: The same, as the fix's reason (rules/messages/fixes.toml).
 _UNSAFE_REASON = {"reshape": "unsafe.squeeze_reshape", "sort-to-topk": "unsafe.sort_topk_indices"}
 
 

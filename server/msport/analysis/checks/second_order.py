@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from ...knowledge.messages import listing, sentence
+from ...knowledge.rule_texts import in_language
 from ...knowledge.second_order import SecondOrderRules, Support, default_second_order
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
 from ..provenance import module_graph, source_text
@@ -32,7 +34,6 @@ from ..second_order_paths import (
 from .base import Check
 
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
-_MODE_NAMES = {"pynative": "PyNative", "inner_jit": "PyNative with the inner gradient under jit", "graph": "graph mode"}
 _SILENT = ("zero", "wrong")
 
 
@@ -183,37 +184,47 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         return severity
 
     def _related(self, site: Site) -> Related:
-        text = f"{site.call.text}: the gradient whose result is differentiated again"
+        text = self._text("related", call=site.call.text)
         if site.anchor == self.anchor:
             return Related(site.call.span, text)
         return Related(site.call.span, text, anchor=site.anchor)
 
     # -- messages ------------------------------------------------------------------------------
+    def _text(self, key: str, **values) -> str:
+        """The [messages] text *key* in the user's language, filled in."""
+        return self.rules.message(key, self.settings.language).format(**values)
+
+    def _modes(self, modes: Sequence[str]) -> str:
+        return self._text("mode_separator").join(self._text(f"mode_{m}") for m in modes)
+
     def _site_text(self, site: Site) -> str:
-        where = f" in `{site.call.function}`" if site.call.function else ""
-        condition = self.rules.message("conditional").format(condition=site.call.condition) if site.call.condition else ""
+        where = self._text("in_function", function=site.call.function) if site.call.function else ""
+        condition = self._text("conditional", condition=site.call.condition) if site.call.condition else ""
         return f"{site.call.text}{where}{condition}"
 
     def _measured(self, support: Support, modes: Sequence[str]) -> str:
-        text = f"MindSpore {_v(support.version)} on CPU"
+        text = self._text("measured_on", version=_v(support.version))
         if support.version != self.version:
-            text = self.rules.message("other_version").format(measured_version=_v(support.version), version=self.settings.target_version)
+            text = self._text("other_version", measured_version=_v(support.version), version=self.settings.target_version)
         if modes:
-            text += ", " + " and ".join(_MODE_NAMES[m] for m in modes)
+            text = self._text("measured_in", measured=text, modes=self._modes(modes))
         return text
 
     def how(self, support: Support, code: str, target: str, api: str) -> str:
+        language = self.settings.language
         replacement = self.rules.replacement_for(support.grad_primitive)
         if replacement is not None:
-            return _sentence(replacement.text)
+            return sentence(in_language(replacement.text, language), language)
         alternative = self._alternative(api, target)
         if alternative is not None:
-            return f"use {alternative}, whose second derivative MindSpore supports (measured)."
+            return sentence(self._text("alternative", alternative=alternative), language)
         if code == "MS503" and support.status("inner_jit") == "ok":
-            return _sentence(self.rules.workaround("silent"))
-        if code == "MS502" and support.status("graph") == "ok":
-            return _sentence(self.rules.workaround("crash"))
-        return _sentence(self.rules.workaround("no_bprop" if code == "MS501" else "crash"))
+            key = "silent"
+        elif code == "MS502" and support.status("graph") == "ok":
+            key = "crash"
+        else:
+            key = "no_bprop" if code == "MS501" else "crash"
+        return sentence(self.rules.workaround(key, language), language)
 
     def _alternative(self, api: str, target: str) -> Optional[str]:
         """Another MindSpore target of the same torch rule, valid here, measured fine."""
@@ -233,13 +244,13 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         shown = f"`{written}`" if written.endswith(api.rpartition(".")[2]) and "." in written else f"`{written}` ({api})"
         values = dict(api=shown, target=target, site=self._site_text(site), version=self.settings.target_version,
                       measured=self._measured(support, modes), how=self.how(support, code, target, api),
-                      modes=" and ".join(_MODE_NAMES[m] for m in modes), primitive=support.grad_primitive or "its gradient primitive")
+                      modes=self._modes(modes), primitive=support.grad_primitive or self._text("unknown_primitive"))
         if code == "MS501":
-            return self.rules.message("no_bprop").format(**values)
+            return self._text("no_bprop", **values)
         if code == "MS502":
-            return self.rules.message("crash").format(error=(support.detail(modes[0]) or "an error").rstrip("."), **values)
-        wrongness = "zeros" if all(support.status(m) == "zero" for m in modes) else "wrong values"
-        return self.rules.message("silent").format(wrongness=wrongness, **values)
+            return self._text("crash", error=(support.detail(modes[0]) or self._text("unknown_error")).rstrip("."), **values)
+        wrongness = self._text("zeros" if all(support.status(m) == "zero" for m in modes) else "wrong_values")
+        return self._text("silent", wrongness=wrongness, **values)
 
     # -- the gradient call itself ----------------------------------------------------------------
     def _site_findings(self, site: Site) -> None:
@@ -256,21 +267,21 @@ class SecondOrderCheck(TopFunctionTracker, Check):
             checked += 1
             found = self.problem(judged[1], compiled)
             if found is not None:
-                label = {"MS501": "no second-order bprop", "MS502": "crashes", "MS503": "silently wrong"}[found[0]]
-                problems.append(f"{_short(api)} ({found[0]}: {label})")
+                problems.append(f"{_short(api)} ({found[0]}: {self._text('label_' + found[0])})")
             pynative = judged[1].status("pynative")
             if not compiled and pynative in _SILENT:
                 silent.append(_short(api))
-        followed = ", ".join(f"`{f}`" for f in site.functions[:6]) or "the computation in this function"
+        language = self.settings.language
+        followed = listing([f"`{f}`" for f in site.functions[:6]], language) or self._text("followed_default")
         if len(site.functions) > 6:
-            followed += f" and {len(site.functions) - 6} more"
+            followed = self._text("followed_more", followed=followed, count=len(site.functions) - 6)
         unfollowed = ""
         if site.call.unresolved:
-            names = ", ".join(f"`{n}`" for n in site.call.unresolved[:6])
-            unfollowed = self.rules.message("site_unfollowed").format(names=names)
-        message = self.rules.message("site").format(
-            site=self._site_text(site), followed=followed, checked=checked, version=self.settings.target_version,
-            problems=("these fail: " + "; ".join(dict.fromkeys(problems))) if problems else "none of them fails",
+            names = listing([f"`{n}`" for n in site.call.unresolved[:6]], language)
+            unfollowed = self._text("site_unfollowed", names=names)
+        message = self._text(
+            "site", site=self._site_text(site), followed=followed, checked=checked, version=self.settings.target_version,
+            problems=self._text("problems_found", problems="; ".join(dict.fromkeys(problems))) if problems else self._text("problems_none"),
             unfollowed=unfollowed, total=len({api for api, _ in site.apis}))
         self.findings.append(Finding(code="MS504", category=Category.SECOND_ORDER, severity=Severity(self.knowledge.code("MS504").severity),
                                      span=span, message=message, torch_api=site.call.api if site.call.framework == "torch" else None,
@@ -284,23 +295,24 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if inner is not None:
             spelled, imports = self._jit_spelling()
             edit = Edit(self.span(inner), f"{spelled}({_text(self.chunk.lines, self.span(inner))})")
-            fixes = (Fix(self.rules.workaround("jit_fix"), Safety.UNSAFE, (edit,), imports),)
-        wrongness = "zeros or wrong values"
-        message = self.rules.message("pynative_nested").format(
-            site=self._site_text(site), version=self.settings.target_version, wrongness=wrongness, ops=", ".join(silent[:6]),
-            how=_sentence(self.rules.workaround("silent")))
+            fixes = (Fix(self.rules.workaround("jit_fix", self.settings.language), Safety.UNSAFE, (edit,), imports),)
+        message = self._text("pynative_nested", site=self._site_text(site), version=self.settings.target_version,
+                             wrongness=self._text("zeros_or_wrong"), ops=listing(silent[:6], self.settings.language),
+                             how=sentence(self.rules.workaround("silent", self.settings.language), self.settings.language))
         self.findings.append(Finding(code="MS505", category=Category.SECOND_ORDER, severity=Severity(self.knowledge.code("MS505").severity),
                                      span=span, message=message, mindspore_api=site.call.api, fixes=fixes))
 
     def _jit_spelling(self) -> Tuple[str, Tuple[str, ...]]:
+        jit = self.rules.jit
+        module, _, name = jit.rpartition(".")
         bound = {qualified: local for local, qualified in self.context.bindings}
-        if "mindspore.jit" in bound:
-            return bound["mindspore.jit"], ()
-        if "mindspore" in bound:
-            return f"{bound['mindspore']}.jit", ()
-        if self.context.binding("jit") is None:
-            return "jit", ("from mindspore import jit",)
-        return "mindspore.jit", ("import mindspore",)
+        if jit in bound:
+            return bound[jit], ()
+        if module in bound:
+            return f"{bound[module]}.{name}", ()
+        if self.context.binding(name) is None:
+            return name, (f"from {module} import {name}",)
+        return jit, (f"import {module}",)
 
 
 def _inner_transform(node: ast.Call, site: Site) -> Optional[ast.AST]:
@@ -339,6 +351,3 @@ def _v(version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return (text[:1].upper() + text[1:] + ".") if text else ""

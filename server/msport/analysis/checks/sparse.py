@@ -17,6 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from ...knowledge.messages import listing, sentence
+from ...knowledge.rule_texts import in_language
 from ...knowledge.sparse import Counterpart, Operation, SparseRules, default_sparse
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
 from ..names import Ref
@@ -25,9 +27,7 @@ from .base import Check
 
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
 _LAYOUT_NAMES = {"coo": "COO", "csr": "CSR"}
-_CLASSES = {"coo": "COOTensor", "csr": "CSRTensor"}
 _INT32 = ("int32",)
-_MODE_NAMES = {"pynative": "PyNative", "jit": "under jit"}
 
 
 @dataclass(frozen=True)
@@ -275,9 +275,9 @@ class SparseCheck(Check):
             receiver = self.sparse_of(func.value)
             if receiver is not None:
                 if receiver.framework == "torch":
-                    operation = self.rules.operation("torch.Tensor." + func.attr)
+                    operation = self.rules.operation(f"{self.rules.tensor_class}.{func.attr}")
                 else:
-                    operation = self.rules.operation_of_counterpart(f"mindspore.{_CLASSES[receiver.layout]}.{func.attr}")
+                    operation = self.rules.operation_of_counterpart(f"{self.rules.mindspore_class(receiver.layout)}.{func.attr}")
                 if operation is not None and 0 in operation.sparse:
                     return operation, receiver
                 return None, None
@@ -291,7 +291,7 @@ class SparseCheck(Check):
                 value = self.sparse_of(candidate)
                 if value is not None:
                     return operation, value
-        if qualified.startswith("torch.sparse."):
+        if self.rules.in_namespace(qualified):
             # torch.sparse.mm(adj, x): sparse by the API's own definition, whatever adj is here.
             first = node.args[0] if node.args else None
             return operation, SparseValue("coo", "torch", first if first is not None else node)
@@ -306,19 +306,22 @@ class SparseCheck(Check):
         written = _written(node)
         described = self._described(value)
         layout = _LAYOUT_NAMES[value.layout]
+        language = self.settings.language
+        fallback = in_language(operation.fallback, language)
         if value.framework == "torch" and counterpart.none:
-            text = self.rules.message("missing").format(op=written, layout=layout, value=described, layout_class=_CLASSES[value.layout],
-                                                       fallback=operation.fallback, memory=self._memory(value))
+            text = self._text("missing", op=written, layout=layout, value=described, layout_class=self.rules.mindspore_class(value.layout).rpartition(".")[2],
+                              fallback=fallback, memory=self._memory(value))
             self._add("MS601", span, text, value)
             return
         failure = self._failure(counterpart)
         if failure is not None:
-            text = self.rules.message("fails").format(op=written, layout=layout, value=described, target=counterpart.mindspore,
-                                                     failure=failure, fallback=operation.fallback, memory=self._memory(value))
+            text = self._text("fails", op=written, layout=layout, value=described, target=counterpart.mindspore,
+                              failure=failure, fallback=fallback, memory=self._memory(value))
             self._add("MS602", span, text, value)
             return
         if counterpart.difference and value.framework == "torch":
-            text = self.rules.message("differs").format(op=written, layout=layout, value=described, difference=_sentence(counterpart.difference))
+            text = self._text("differs", op=written, layout=layout, value=described,
+                              difference=sentence(in_language(counterpart.difference, language), language))
             self._add("MS605", span, text, value)
 
     def _failure(self, counterpart: Counterpart) -> Optional[str]:
@@ -329,34 +332,34 @@ class SparseCheck(Check):
             if result is None or result.status(self.mode) != "fails":
                 return None
             modes = [m for m in ("pynative", "jit") if result.status(m) == "fails"]
-            return self.rules.message("failure_measured").format(error=(result.error(self.mode) or "an error").rstrip("."), measured=_v(result.version),
-                                                                 modes=" and ".join(_MODE_NAMES[m] for m in modes))
+            return self._text("failure_measured", error=(result.error(self.mode) or self._text("unknown_error")).rstrip("."),
+                              measured=_v(result.version), modes=self._text("mode_separator").join(self._text(f"mode_{m}") for m in modes))
         platforms = self.rules.documented_platforms(counterpart.mindspore, version)
         if platforms and _BACKENDS[self.settings.backend] not in platforms:
-            return self.rules.message("failure_documented").format(platforms=", ".join(platforms), backend=_BACKENDS[self.settings.backend])
+            return self._text("failure_documented", platforms=listing(platforms, self.settings.language), backend=_BACKENDS[self.settings.backend])
         return None
 
     def _described(self, value: SparseValue) -> str:
         origin = value.origin
         if isinstance(origin, ast.Attribute) and origin.attr in ("is_sparse", "layout"):
             test = source_text(origin) if origin.attr == "is_sparse" else f"{source_text(origin)} == {_LAYOUT_NAMES[value.layout]}"
-            return f"`{source_text(origin.value)}` (sparse where `{test}` holds)"
-        return f"made by `{source_text(origin)}`" if isinstance(origin, ast.Call) else f"`{source_text(origin)}`"
+            return self._text("described_test", value=source_text(origin.value), test=test)
+        return self._text("described_made", origin=source_text(origin)) if isinstance(origin, ast.Call) else f"`{source_text(origin)}`"
 
     def _memory(self, value: SparseValue) -> str:
         if value.shape and len(value.shape) == 2:
             entries = value.shape[0] * value.shape[1]
-            return _sentence(self.rules.message("memory_known").format(shape=" x ".join(map(str, value.shape)), entries=f"{entries:,}",
-                                                                        size=_bytes(entries * 4)))
-        return _sentence(self.rules.message("memory_unknown"))
+            return sentence(self._text("memory_known", shape=" x ".join(map(str, value.shape)), entries=f"{entries:,}", size=_bytes(entries * 4)),
+                            self.settings.language)
+        return sentence(self._text("memory_unknown"), self.settings.language)
 
     def _constructed(self, node: ast.Call) -> None:
         value = self._made_by(node)
         if value is None:
             return
         if value.shape and len(value.shape) > 2:
-            text = self.rules.message("rank").format(op=f"`{source_text(node.func)}`", dims=len(value.shape),
-                                                     shape=" x ".join(map(str, value.shape)), memory=self._memory(value))
+            text = self._text("rank", op=f"`{source_text(node.func)}`", dims=len(value.shape),
+                              shape=" x ".join(map(str, value.shape)), memory=self._memory(value))
             self._add("MS603", self._callee_span(node), text, None)
 
     def leave_function(self, node: ast.AST) -> None:
@@ -369,20 +372,26 @@ class SparseCheck(Check):
     def _int32_indices(self, value: SparseValue, users: List[str]) -> None:
         described = {"add": "+ (COO + COO, COOTensor.add)", "coalesce": "coalesce()"}
         names = " and ".join(dict.fromkeys(described.get(u, u) for u in users))
-        text = self.rules.message("int32").format(op=f"`{source_text(value.origin.func)}`", users=names, measured="2.10")
+        text = self._text("int32", op=f"`{source_text(value.origin.func)}`", users=names, measured="2.10")
         dtype = value.int32
         attribute = self.attribute_name_span(dtype)
         safety = Safety.SAFE if value.int32_inline else Safety.UNSAFE
-        title = self.rules.message("int32_fix") + ("" if value.int32_inline else " (unsafe: the indices tensor may be used elsewhere as int32)")
+        title = self._text("int32_fix")
+        if not value.int32_inline:
+            title = self._text("int32_fix_unsafe", title=title)
         fix = Fix(title, safety, (Edit(attribute, "int64"),))
         self.findings.append(Finding(code="MS604", category=Category.SPARSE, severity=Severity(self.knowledge.code("MS604").severity),
-                                     span=self.span(dtype), message=text, mindspore_api=f"mindspore.{_CLASSES[value.layout]}", fixes=(fix,)))
+                                     span=self.span(dtype), message=text, mindspore_api=self.rules.mindspore_class(value.layout), fixes=(fix,)))
 
     def _deprecated(self, node: ast.Call, qualified: str) -> None:
-        text = self.rules.message("deprecated").format(op=f"`{source_text(node.func)}` ({qualified})", version=self.settings.target_version,
-                                                       instead=(self.rules.deprecation(qualified) or "").rstrip("."))
+        instead = in_language(self.rules.deprecation(qualified), self.settings.language)
+        text = self._text("deprecated", op=f"`{source_text(node.func)}` ({qualified})", version=self.settings.target_version, instead=instead.rstrip("."))
         self.findings.append(Finding(code="MS606", category=Category.SPARSE, severity=Severity(self.knowledge.code("MS606").severity),
                                      span=self._callee_span(node), message=text, mindspore_api=qualified))
+
+    def _text(self, key: str, **values) -> str:
+        """The [messages] text *key* in the user's language, filled in."""
+        return self.rules.message(key, self.settings.language).format(**values)
 
     def _callee_span(self, node: ast.Call) -> Span:
         func = node.func
@@ -391,7 +400,7 @@ class SparseCheck(Check):
     def _add(self, code: str, span: Span, text: str, value: Optional[SparseValue]) -> None:
         related: Tuple[Related, ...] = ()
         if value is not None and isinstance(value.origin, ast.Call) and self.span(value.origin) != span and hasattr(value.origin, "lineno"):
-            related = (Related(self.span(value.origin), f"`{source_text(value.origin)}`: the sparse tensor is made here"),)
+            related = (Related(self.span(value.origin), self._text("related", origin=source_text(value.origin))),)
         self.findings.append(Finding(code=code, category=Category.SPARSE, severity=Severity(self.knowledge.code(code).severity),
                                      span=span, message=text, related=related))
 
@@ -422,6 +431,3 @@ def _v(version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return (text[:1].upper() + text[1:] + ".") if text else ""
