@@ -243,8 +243,8 @@ def is_layer_class(qualified: str, facts: TensorFacts) -> bool:
     """Capitalised classes of the layer namespaces (torch.nn, mindspore.nn, ...) are layers, and
     every class of the packages defining them (`torch.nn.modules.loss._Loss`)."""
     head, _, name = qualified.rpartition(".")
-    if head.startswith(facts.layer_packages) and name.lstrip("_")[:1].isupper():
-        return any(head == p or head.startswith(p + ".") for p in facts.layer_packages)
+    if any(head == p or head.startswith(p + ".") for p in facts.layer_packages):
+        return name.lstrip("_")[:1].isupper()
     return name[:1].isupper() and head in facts.layer_namespaces
 
 
