@@ -12,9 +12,9 @@ from msport.knowledge.messages import CHINESE, ENGLISH, LANGUAGES, default_catal
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "server" / "msport").rglob("*.py"))
 #: A catalogue key written in the code: message("cli.summary.clean", ...), "unsafe.mask_shape".
-KEY = re.compile(r"""["']((?:action|card|cli|count|list|mcp|unsafe)\.[a-z_.]+[a-z_])["']""")
+KEY = re.compile(r"""["']((?:action|card|cli|count|list|mcp|unchecked|unsafe)\.[a-z_.]+[a-z_])["']""")
 #: The start of a key the code completes at run time: message(f"count.{severity}", ...).
-KEY_PREFIX = re.compile(r"""f["']((?:action|card|cli|count|list|mcp|unsafe)\.)\{""")
+KEY_PREFIX = re.compile(r"""f["']((?:action|card|cli|count|list|mcp|unchecked|unsafe)\.)\{""")
 
 
 def test_the_bundled_catalogue_has_no_problem_and_speaks_both_languages():
@@ -76,3 +76,14 @@ def test_an_unknown_key_is_a_bug_not_a_blank():
 ])
 def test_locale_tags_map_to_a_language_msport_speaks(tag, language):
     assert language_of(tag) == language
+
+
+def test_what_msport_did_not_check_is_said_in_the_users_language():
+    """The engine's MS002 texts come from the catalogue: a file over max-lines, in Chinese."""
+    from msport.analysis.engine import analyze
+    from msport.analysis.settings import Settings
+
+    text = "x = 1\n" * 20
+    for language, expected in ((ENGLISH, "File not checked: 21 lines exceed"), (CHINESE, "文件未检查：21 行超过了 5 行")):
+        (finding,) = analyze(text, Settings(max_lines=5, language=language)).findings
+        assert finding.code == "MS002" and finding.message.startswith(expected), finding.message

@@ -17,6 +17,7 @@ from collections import deque
 from typing import Deque, List, Optional, Sequence, Tuple, Type
 
 from ..knowledge.index import KnowledgeBase, default_knowledge, knowledge_for
+from ..knowledge.messages import listing, message
 from .checks import CHECKS
 from .checks.base import Check, ChunkInput
 from .deadline import OutOfTime, limit as time_limit
@@ -146,7 +147,7 @@ class Analyzer:
                 skipped_from = chunk.start
                 break
             if len(chunk.text) > MAX_STATEMENT_CHARS:
-                oversized.append(self._too_large(chunk))
+                oversized.append(self._too_large(chunk, settings.language))
                 continue
             with self._lock:
                 cached = self._parses.get(chunk.text)
@@ -209,7 +210,7 @@ class Analyzer:
             findings.extend(self._placed(key, chunk_findings, item.chunk.start))
         if any(r.anchor is not None for f in findings for r in f.related):
             findings = _resolve_anchors(findings, parsed)
-        findings.extend(self._left_for_later(sorted(pending, key=lambda item: item.chunk.start)))
+        findings.extend(self._left_for_later(sorted(pending, key=lambda item: item.chunk.start), settings.language))
         if skipped_from is not None:
             findings.append(self._over_budget(source, settings, skipped_from))
         elif not pending:  # which imports are unused is known only once every chunk is seen
@@ -267,18 +268,16 @@ class Analyzer:
 
     def _stopped(self, item: ParsedChunk, checks: Sequence[Type[Check]], line: Optional[int], settings: Settings) -> Finding:
         """The MS002 of a statement whose checks ran out of its share of the time budget."""
-        first, last = item.chunk.start + 1, item.chunk.end
-        where = f"at line {item.chunk.start + line}" if line else "partway"
-        families = ", ".join(check.__name__.replace("Check", "") for check in checks)
+        language = settings.language
+        where = message("unchecked.at_line", language, line=item.chunk.start + line) if line else message("unchecked.partway", language)
+        families = listing([check.__name__.replace("Check", "") for check in checks], language)
         return not_checked(
             Span(0, 0, 0, len(item.chunk.text.split("\n", 1)[0])),
-            f"Lines {first}-{last} were checked only in part: this statement took longer than the "
-            f"{settings.time_budget * STATEMENT_SHARE:g} s msport gives one statement (a quarter of time-budget), so the "
-            f"{families} checks stopped {where}. What they found before that is reported. "
-            "Split the function, or raise time-budget in [tool.msport].",
+            message("unchecked.partly", language, first=item.chunk.start + 1, last=item.chunk.end,
+                    seconds=f"{settings.time_budget * STATEMENT_SHARE:g}", families=families, where=where),
         )
 
-    def _left_for_later(self, pending: Sequence[ParsedChunk]) -> List[Finding]:
+    def _left_for_later(self, pending: Sequence[ParsedChunk], language: str) -> List[Finding]:
         """One MS002 per run of adjacent statements left for a later analysis."""
         runs: List[List[ParsedChunk]] = []
         for item in pending:
@@ -291,19 +290,17 @@ class Analyzer:
             first, last = run[0].chunk, run[-1].chunk
             found.append(not_checked(
                 Span(first.start, 0, first.start, len(first.text.split("\n", 1)[0])),
-                f"Lines {first.start + 1}-{last.end} were not checked yet: after an edit msport checks the statements "
-                "you changed at once and the rest of a large file when you pause typing. Their findings follow shortly.",
+                message("unchecked.later", language, first=first.start + 1, last=last.end),
             ))
         return found
 
-    def _too_large(self, chunk) -> Finding:
+    def _too_large(self, chunk, language: str) -> Finding:
         """The MS002 of a statement too long to parse (MAX_STATEMENT_CHARS)."""
         first_line = chunk.text.split("\n", 1)[0]
         return not_checked(
             Span(chunk.start, 0, chunk.start, min(len(first_line), 200)),
-            f"Lines {chunk.start + 1}-{chunk.end} were not checked: this one statement is {len(chunk.text):,} characters, "
-            f"more than the {MAX_STATEMENT_CHARS:,} msport analyses in one statement (its syntax tree alone would take "
-            "hundreds of MB). Move the data it holds to a file the code loads, or split it.",
+            message("unchecked.too_large", language, first=chunk.start + 1, last=chunk.end, size=f"{len(chunk.text):,}",
+                    limit=f"{MAX_STATEMENT_CHARS:,}"),
         )
 
     def _unchecked(self, item: ParsedChunk, check: Type[Check], why: str) -> Finding:
@@ -339,10 +336,8 @@ class Analyzer:
             category=Category.CONFIG,
             severity=Severity.INFO,
             span=Span(first_unchecked, 0, first_unchecked, len(source.line(first_unchecked))),
-            message=(
-                f"Lines {first_unchecked + 1}-{len(source.lines)} were not checked: analysing this file took longer than "
-                f"the budget of {settings.time_budget:g} s (setting time-budget). Raise time-budget in [tool.msport] to check them."
-            ),
+            message=message("unchecked.over_budget", settings.language, first=first_unchecked + 1, last=len(source.lines),
+                            seconds=f"{settings.time_budget:g}"),
         )
 
     def _skipped(self, source: Source, settings: Settings) -> AnalysisResult:
@@ -351,10 +346,7 @@ class Analyzer:
             category=Category.CONFIG,
             severity=Severity.INFO,
             span=Span(0, 0, 0, len(source.line(0))),
-            message=(
-                f"File not checked: {len(source.lines)} lines exceed the analysis budget of {settings.max_lines} "
-                f"(setting max-lines). Raise max-lines in [tool.msport] to check it."
-            ),
+            message=message("unchecked.max_lines", settings.language, lines=len(source.lines), limit=settings.max_lines),
         )
         return AnalysisResult(source, [finding], [], ModuleContext((), (), ()))
 
