@@ -27,15 +27,20 @@ from .rewriting import node_text
 from .spans import attribute_name_span, node_span
 from .visitor import walk
 
-FORWARD = "torch.nn.Module.forward"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def forward_api(knowledge) -> str:
+    """`torch.nn.Module.forward`: the method MS102 reports on a torch layer (checks/api_mapping.py)."""
+    return f"{knowledge.tensors.layer_base['torch']}.forward"
 _INDENT = re.compile(r"[ \t]*")
 
 
 def attach(findings: Sequence[Finding], chunk) -> List[Finding]:
     """*findings* of one chunk (spans relative to it), with the port fixes added."""
     rules = default_port_fix_rules()
-    wanted = [f for f in findings if f.torch_api == FORWARD or rules.for_api(f.torch_api) is not None]
+    forward = forward_api(chunk.knowledge)
+    wanted = [f for f in findings if f.torch_api == forward or rules.for_api(f.torch_api) is not None]
     if not wanted:
         return list(findings)
     site = _Site(chunk, {f.span.start_line for f in wanted})
@@ -60,6 +65,7 @@ class _Site:
         self.lines = chunk.lines
         self.context = chunk.context
         self.language = chunk.settings.language
+        self.forward = forward_api(chunk.knowledge)
         self.parents = parent_map(self.tree)
         self.nodes: Dict[Span, ast.AST] = {}
         for node in walk(self.tree):
@@ -113,7 +119,7 @@ class _Site:
         node = self.nodes.get(finding.span)
         if node is None:
             return None
-        if finding.torch_api == FORWARD:
+        if finding.torch_api == self.forward:
             return self._forward(finding, node)
         if any(f.safety == Safety.SAFE for f in finding.fixes):
             return None  # the check's own fix (a proven rename or rewrite) comes first and is enough

@@ -65,7 +65,7 @@ class ApiMappingCheck(Check):
             if span is not None:
                 rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),),
                              reason=message("unsafe.forward_to_construct", self.settings.language))
-                self._report("torch.nn.Module.forward", node, span, is_method=False, fixes=(rename,))
+                self._report(f"{self.facts.layer_base['torch']}.forward", node, span, is_method=False, fixes=(rename,))
         super().visit_FunctionDef(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
