@@ -137,6 +137,11 @@ class Analyzer:
             # The statements of the last text analysed for this path: what an edit did not touch.
             before = self._texts.get(path) if edit else None
         split = chunk_starts(source.lines, previous)
+
+        def untouched_and_late(statement: str) -> bool:
+            """A statement the edit did not touch, met after its share of the budget ran out."""
+            return before is not None and statement in before and time.perf_counter() > others_until
+
         chunks = split.chunks()
         with self._lock:
             self._splits.put(path, split)
@@ -151,7 +156,7 @@ class Analyzer:
                 continue
             with self._lock:
                 cached = self._parses.get(chunk.text)
-            if cached is None and before is not None and chunk.text in before and time.perf_counter() > others_until:
+            if cached is None and untouched_and_late(chunk.text):
                 pending.append(ParsedChunk(chunk))  # never parsed (an earlier analysis ran out of time): later
                 continue
             if cached is None:
@@ -197,8 +202,7 @@ class Analyzer:
             key = (item.chunk.text, context_key, analysis_key)
             with self._lock:
                 chunk_findings = self._findings.get(key)
-            if chunk_findings is None and ((stop is not None and stop.is_set())
-                                           or (before is not None and item.chunk.text in before and time.perf_counter() > others_until)):
+            if chunk_findings is None and ((stop is not None and stop.is_set()) or untouched_and_late(item.chunk.text)):
                 pending.append(item)
                 continue
             if chunk_findings is None:
