@@ -23,7 +23,10 @@ RULE_PAGE = re.compile(r"^https://\S+/docs/rules/(MS\d+)\.md$")
 
 
 def _explain(run) -> str:
-    return f"result: {run.result.get('error')}\nlog tail:\n{run.log[-2500:]}"
+    # What the script saw on the way (menus, retried steps) names the cause of a timeout.
+    seen = {k: run.result[k] for k in ("steps", "quickfix_menus", "quickfix_failures", "goto_failures")
+            if k in run.result}
+    return f"result: {run.result.get('error')}\nseen: {seen}\nlog tail:\n{run.log[-2500:]}"
 
 
 def _expected_rows(found: List[Finding], text: str) -> List[Tuple]:

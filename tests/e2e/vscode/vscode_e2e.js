@@ -225,30 +225,39 @@ async function problemRows(page) {
     // request right after the cursor moved (the log shows $/cancelRequest): ask again then.
     const menu = page.locator('.action-widget .monaco-list-row');
     const bulb = page.locator('.monaco-editor .lightBulbWidget').first();
+    // The menu can also open before msport's fix is in it (a code-action request answered while
+    // the file's analysis was still settling), or close under the keys: each attempt reopens it
+    // and goes on only when the fix is listed.
+    result.quickfix_menus = [];
     for (let attempt = 1; ; attempt++) {
       try {
         await bulb.waitFor({ state: 'visible', timeout: 5000 });
         await bulb.click();
         await menu.first().waitFor({ state: 'visible', timeout: 5000 });
+        const rows = (await menu.allInnerTexts()).map(clean);
+        result.quickfix_menus.push(rows);
+        if (!rows.some((t) => t.includes(CONFIG.fixTitle))) throw new Error(`the menu lacks "${CONFIG.fixTitle}"`);
         result.quickfix_attempts = attempt;
+        result.quickfix_menu = rows;
+        await shot(page, 'quickfix_menu');
+        // The menu has a pre-focused row; an overlay swallows clicks, so move with the keyboard.
+        await waitFor(async () => {
+          if (!(await menu.first().isVisible())) throw new Error('the quick-fix menu closed');
+          const focused = page.locator('.action-widget .monaco-list-row.focused');
+          const text = (await focused.count()) ? clean(await focused.first().innerText()) : '';
+          if (text.includes(CONFIG.fixTitle)) return true;
+          await page.keyboard.press('ArrowDown');
+          return false;
+        }, 10000, `the code action "${CONFIG.fixTitle}" focused in the menu`);
         break;
       } catch (e) {
-        if (attempt === 4) throw e;
+        (result.quickfix_failures ||= []).push(String(e.message).split('\n')[0]);
+        if (attempt === 5) throw e;
         await page.keyboard.press('Escape');
+        await page.waitForTimeout(500 * attempt);
         await gotoPosition(page, CONFIG.fixAt);
-        await page.waitForTimeout(500);
       }
     }
-    result.quickfix_menu = (await menu.allInnerTexts()).map(clean);
-    await shot(page, 'quickfix_menu');
-    // The menu has a pre-focused row; an overlay swallows clicks, so move with the keyboard.
-    await waitFor(async () => {
-      const focused = page.locator('.action-widget .monaco-list-row.focused');
-      const text = (await focused.count()) ? clean(await focused.first().innerText()) : '';
-      if (text.includes(CONFIG.fixTitle)) return true;
-      await page.keyboard.press('ArrowDown');
-      return false;
-    }, 10000, `the code action "${CONFIG.fixTitle}"`);
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+S');
     const target = path.join(CONFIG.folder, CONFIG.file);
