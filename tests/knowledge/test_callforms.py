@@ -108,6 +108,16 @@ def test_a_layer_inside_a_torch_container_gets_no_safe_fix(analyze):
     assert all(fix.safety == "unsafe" and "container" in fix.reason for fix in finding.fixes)
 
 
+def test_a_layer_collected_in_a_plain_list_gets_no_safe_fix(analyze):
+    # stable_baselines3's create_mlp: modules.append(nn.Tanh()), later nn.Sequential(*modules).
+    body = "modules = []\nmodules.append(nn.Tanh())\nnet = nn.Sequential(*modules)\n"
+    finding, _ = judged(analyze, body, "torch.nn.Tanh", backend="ascend")
+    assert finding.fixes and all(fix.safety == "unsafe" and "container" in fix.reason for fix in finding.fixes)
+    # A function's value in a list is no layer: its safe fix stays.
+    finding, _ = judged(analyze, "x = torch.ones(2)\nvalues = []\nvalues.append(torch.cos(x))\n", "torch.cos", backend="ascend")
+    assert any(fix.safety == "safe" for fix in finding.fixes)
+
+
 def test_conv_on_cpu_is_rewritten_for_nn_conv2d(analyze):
     finding, fixed = judged(analyze, "conv = nn.Conv2d(3, 8, 3, 1, 1, bias=False)\n", "torch.nn.Conv2d")
     assert finding.mindspore_api == "mindspore.nn.Conv2d"

@@ -85,7 +85,7 @@ def row_phrases(row: Row, details: Optional[DiffDetails], general: Iterable[str]
             phrase = CATEGORY_PHRASES.get(keyword)
             if phrase and keyword not in covered and phrase not in phrases:
                 phrases.append(phrase)
-        return phrases, renamed
+        return _without_inplace_only(phrases), renamed
     phrases = [CATEGORY_PHRASES[k] for k in row.categories if k in CATEGORY_PHRASES]
     if "no_inplace" in row.categories or "no_verbose" in row.categories:
         phrases = [p for p in phrases if p != CATEGORY_PHRASES["missing_param_in_ms"]]
@@ -93,7 +93,14 @@ def row_phrases(row: Row, details: Optional[DiffDetails], general: Iterable[str]
         return [], ()
     if not phrases:
         phrases = ["the official mapping table records a difference" + (" (see its differences page)" if row.diff_page else "")]
-    return phrases, ()
+    return _without_inplace_only(phrases), ()
+
+
+def _without_inplace_only(phrases: List[str]) -> List[str]:
+    """No phrase where the missing inplace parameter is the only difference: that is a matter of
+    the call (rules/callforms.toml drops inplace= where a call passes it, inplace-* forms), so a
+    call without it is equivalent (nn.Dropout2d(0.5) -> mint.nn.Dropout2d(0.5), measured)."""
+    return [] if phrases == [CATEGORY_PHRASES["no_inplace"]] else phrases
 
 
 @dataclass(frozen=True)

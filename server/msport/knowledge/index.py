@@ -14,7 +14,7 @@ from . import cache
 from .loader import RuleFileError, RuleProblem, file_problem, load_api_rules, load_codes, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
-from .search import internal_note, missing_note
+from .search import default_search, internal_note, missing_note
 from .triggers import FILE_NAME as TRIGGERS_FILE, TriggerRules, load_triggers
 
 TORCH_SNAPSHOT = "torch-2.13.0.json"
@@ -96,6 +96,9 @@ class KnowledgeBase:
         rule = self.apis.get(qualified)
         if rule is not None:
             return rule
+        public = default_search().public_name(qualified)
+        if public is not None and public in self.apis:
+            return self.apis[public]
         for prefix, namespace_rule in self._namespaces:
             if qualified.startswith(prefix):
                 return namespace_rule

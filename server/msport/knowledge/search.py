@@ -23,6 +23,14 @@ FILE_NAME = "search.toml"
 class SearchRules:
     namespaces: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     messages: Dict[str, str] = field(default_factory=dict)
+    #: defining module -> public module (`torchvision.transforms.transforms` -> `torchvision.transforms`)
+    reexports: Dict[str, str] = field(default_factory=dict)
+
+    def public_name(self, torch_name: str) -> Optional[str]:
+        """*torch_name* spelt from its public module, where it was written from the defining one."""
+        module, _, short = torch_name.rpartition(".")
+        public = self.reexports.get(module)
+        return f"{public}.{short}" if public else None
 
     def spaces_for(self, torch_name: str) -> Tuple[str, ...]:
         module = torch_name.rpartition(".")[0]
@@ -39,7 +47,8 @@ def load_search(directory: Optional[Path] = None) -> SearchRules:
         data = read_toml(path)
     except RuleFileError:
         return SearchRules()
-    return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, dict(data.get("messages", {})))
+    return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, dict(data.get("messages", {})),
+                       dict(data.get("reexports", {})))
 
 
 default_search = load_once(load_search)

@@ -270,8 +270,17 @@ class ApiMappingCheck(Check):
             return True
         if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend", "add_module", "insert"):
             value = self.infer(parent.func.value)
-            return isinstance(value, Instance) and value.cls in containers
+            if isinstance(value, Instance):
+                return value.cls in containers
+            # A torch layer collected in a plain list (`modules.append(nn.Tanh())`) is collected for
+            # a container (sb3's create_mlp returns it for nn.Sequential(*modules)): a MindSpore cell
+            # there would end up in a torch module, so its fix is not safe on its own.
+            return self._is_torch_layer(call)
         return False
+
+    def _is_torch_layer(self, call: ast.Call) -> bool:
+        named = self.qualified(call.func)
+        return bool(named) and named.startswith("torch.nn.") and self.knowledge.torch_apis.get(named) == "class"
 
     def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
         return render(in_language(matched.form.message, self.settings.language), torch=verdict.torch, target=target or "", keyword=matched.keyword or "",

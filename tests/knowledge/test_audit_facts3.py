@@ -1,0 +1,172 @@
+"""The facts the third audit of the development projects added (rules/curated/audit3.toml, the
+Tensor.max note of rules/curated/measured.toml, the inplace-only targets of the generator),
+measured again on torch 2.13 and mindspore 2.10 (one MindSpore child process for the module),
+and checked against what msport says for the call as written."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from msport.knowledge import default_knowledge
+
+HERE = Path(__file__).resolve().parent
+rng = np.random.default_rng(2411)
+MATRIX = rng.standard_normal((3, 4)).astype(np.float32)
+OTHER = rng.standard_normal((3, 4)).astype(np.float32)
+SQUARE = rng.standard_normal((3, 3)).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
+RHS = rng.standard_normal((3, 2)).astype(np.float32)
+CROSS_A = rng.standard_normal((3, 3)).astype(np.float32)
+CROSS_B = rng.standard_normal((3, 3)).astype(np.float32)
+QUERY = rng.standard_normal((2, 4, 8)).astype(np.float32)
+IMAGE = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+GRID = [np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)]
+WITH_NAN = MATRIX.copy()
+WITH_NAN[1, 2] = np.nan
+T = torch.from_numpy
+
+
+@pytest.fixture(scope="module")
+def ms(tmp_path_factory):
+    done = subprocess.run([sys.executable, str(HERE / "ms_audit_facts3.py")], cwd=tmp_path_factory.mktemp("ms3"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def verdict(name, backend="ascend"):
+    return default_knowledge().verdict(name, (2, 10), backend)
+
+
+def close(ours, theirs, atol=1e-5):
+    theirs = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else np.asarray(theirs)
+    return np.asarray(ours).shape == theirs.shape and np.allclose(np.asarray(ours, dtype=float), theirs, atol=atol, equal_nan=True)
+
+
+def test_meshgrid_is_mint_meshgrid_in_every_form_and_under_jit(ms):
+    ij = torch.meshgrid(*map(T, GRID), indexing="ij")
+    for key in ("meshgrid_varargs_ij", "meshgrid_list_ij", "meshgrid_default", "meshgrid_jit"):
+        assert all(close(m, t) for m, t in zip(ms[key], ij)), key
+    assert all(close(m, t) for m, t in zip(ms["meshgrid_xy"], torch.meshgrid(*map(T, GRID), indexing="xy")))
+    v = verdict("torch.meshgrid")
+    assert (v.status, v.mindspore) == ("equivalent", "mindspore.mint.meshgrid")
+
+
+def test_linalg_solve_is_matrix_solve(ms):
+    assert close(ms["solve"], torch.linalg.solve(T(SQUARE), T(RHS)))
+    assert close(ms["solve_jit"], torch.linalg.solve(T(SQUARE), T(RHS)))
+    batched = torch.linalg.solve(torch.stack([T(SQUARE), T(SQUARE.T.copy())]), torch.stack([T(RHS), T(RHS)]))
+    assert close(ms["solve_batched"], batched)
+    v = verdict("torch.linalg.solve", "cpu")
+    assert (v.status, v.mindspore) == ("equivalent", "mindspore.ops.matrix_solve")
+
+
+def test_cosine_similarity_layer_is_the_ops_function_not_the_metric(ms):
+    assert close(ms["cosine_similarity"], torch.nn.CosineSimilarity(dim=-1)(T(MATRIX), T(OTHER)))
+    assert ms["nn_cosine_similarity_dim"] == "raised TypeError"
+    v = verdict("torch.nn.CosineSimilarity")
+    assert v.mindspore == "mindspore.ops.cosine_similarity" and "metric" in v.note
+
+
+def test_rmsprop_and_schedulers_are_the_experimental_ones(ms):
+    weight = torch.nn.Parameter(T(MATRIX.copy()))
+    optimizer = torch.optim.RMSprop([weight])
+    weight.grad = T(OTHER.copy())
+    optimizer.step()
+    assert close(ms["rmsprop_step"], weight.detach())
+    assert verdict("torch.optim.RMSprop").mindspore == "mindspore.experimental.optim.RMSprop"
+
+    def rates(make):
+        opt = torch.optim.SGD([torch.nn.Parameter(T(MATRIX.copy()))], lr=0.1)
+        scheduler, seen = make(opt), []
+        for _ in range(6):
+            seen.append(round(scheduler.get_last_lr()[0], 8))
+            opt.step()
+            scheduler.step()
+        return seen
+
+    assert ms["steplr"] == rates(lambda o: torch.optim.lr_scheduler.StepLR(o, 2, gamma=0.5))
+    assert ms["multisteplr"] == rates(lambda o: torch.optim.lr_scheduler.MultiStepLR(o, [1, 4], gamma=0.1))
+    for name in ("StepLR", "MultiStepLR"):
+        v = verdict(f"torch.optim.lr_scheduler.{name}")
+        assert (v.status, v.mindspore) == ("equivalent", f"mindspore.experimental.optim.lr_scheduler.{name}")
+
+
+def test_data_pipeline_counterparts(ms):
+    assert ms["sampler_subclass"] == [4, 2, 0]
+    assert ms["subset_sampler"] == [3, 1]
+    assert ms["concat"] == [0, 1, 3, 4]
+    assert ms["batch"] == [[0, 1], [2, 3], [4]]
+    assert [list(b) for b in torch.utils.data.BatchSampler(range(5), 2, drop_last=False)] == [[0, 1], [2, 3], [4]]
+    assert verdict("torch.utils.data.Sampler").mindspore == "mindspore.dataset.Sampler"
+    for name, named in (("Subset", "SubsetSampler"), ("ConcatDataset", "+"), ("BatchSampler", ".batch(")):
+        v = verdict(f"torch.utils.data.{name}")
+        assert v.status == "missing" and named in v.note, name
+
+
+def test_compositions_named_by_missing_rules(ms):
+    assert close(ms["ndtr"], torch.special.ndtr(T(MATRIX)), atol=1e-6)
+    assert close(ms["inverse"], torch.linalg.inv_ex(T(SQUARE))[0])
+    q = T(QUERY)
+    assert close(ms["sdpa"], torch.nn.functional.scaled_dot_product_attention(q, q, q))
+    assert close(ms["parameters_to_vector"], torch.nn.utils.parameters_to_vector([T(MATRIX), T(RHS)]))
+    assert not str(ms["set_deterministic"]).startswith("raised")
+    assert ms["has_convert_sync_batchnorm"] is False
+    assert ms["profiler_activity_cpu"] == "ProfilerActivity.CPU"
+    assert math.isclose(torch.nn.init.calculate_gain("relu"), math.sqrt(2))
+    for name, named in (("torch.special.ndtr", "ops.erfc"), ("torch.linalg.inv_ex", "ops.inverse"),
+                        ("torch.nn.functional.scaled_dot_product_attention", "ops.softmax"),
+                        ("torch.nn.utils.parameters_to_vector", "ops.cat"), ("torch.nn.init.calculate_gain", "math.sqrt(2)"),
+                        ("torch.backends.cudnn.deterministic", "set_deterministic(True)"),
+                        ("torch.nn.SyncBatchNorm.convert_sync_batchnorm", "mint.nn.SyncBatchNorm")):
+        v = verdict(name)
+        assert v.status == "missing" and named in v.note, name
+    v = verdict("torch.profiler.ProfilerActivity.CPU")
+    assert (v.status, v.mindspore) == ("equivalent", "mindspore.profiler.ProfilerActivity.CPU")
+
+
+def test_tensor_max_keeps_dim_and_skips_nan(ms):
+    assert not math.isnan(ms["max_nan"]) and math.isnan(T(WITH_NAN).max().item())
+    values, indices = T(MATRIX).max(dim=1)
+    assert close(ms["max_dim"][0], values) and ms["max_dim"][1] == indices.tolist()
+    assert close(ms["max_axis"], values)  # the values alone, no indices
+    v = verdict("torch.Tensor.max")
+    assert "keep dim=" in v.note and "keyword is axis" not in v.note
+
+
+def test_diag_and_cross_notes_say_what_differs(ms):
+    assert close(ms["diag_1d"], T(MATRIX[0]).diag())
+    assert np.asarray(ms["diag_2d"]).shape == (3, 3, 3, 3)
+    assert close(ms["diagonal_2d"], T(SQUARE).diag())
+    assert "x.diagonal()" in verdict("torch.Tensor.diag").note
+    expected = torch.linalg.cross(T(CROSS_A), T(CROSS_B))
+    assert not close(ms["cross_default"], expected) and close(ms["cross_last"], expected, atol=1e-6)
+    assert "dim=-1" in verdict("torch.linalg.cross").note
+
+
+def test_targets_differing_only_by_inplace_are_equivalent_without_it(ms):
+    image = T(IMAGE)
+    assert close(ms["dropout2d_eval"], torch.nn.Dropout2d(0.5).eval()(image))
+    assert close(ms["hardsigmoid"], torch.nn.functional.hardsigmoid(image))
+    assert close(ms["hardswish"], torch.nn.functional.hardswish(image))
+    assert close(ms["silu"], torch.nn.functional.silu(image))
+    for name, target in (("torch.nn.Dropout2d", "mindspore.mint.nn.Dropout2d"),
+                         ("torch.nn.functional.silu", "mindspore.mint.nn.functional.silu"),
+                         ("torch.nn.functional.hardswish", "mindspore.mint.nn.functional.hardswish")):
+        v = verdict(name)
+        assert (v.status, v.mindspore) == ("equivalent", target), name
+
+
+def test_names_spelt_from_their_defining_module_get_the_public_rule():
+    # ultralytics: import torchvision.transforms.transforms as tvt; speechbrain: the GradScaler's module.
+    for written, public in (("torchvision.transforms.transforms.Compose", "torchvision.transforms.Compose"),
+                            ("torch.cuda.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler"),
+                            ("torch.cuda.BoolTensor", "torch.BoolTensor")):
+        ours, theirs = verdict(written), verdict(public)
+        assert (ours.status, ours.mindspore, ours.note) == (theirs.status, theirs.mindspore, theirs.note), written
+        assert ours.torch == written
