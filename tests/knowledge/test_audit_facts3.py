@@ -170,3 +170,19 @@ def test_names_spelt_from_their_defining_module_get_the_public_rule():
         ours, theirs = verdict(written), verdict(public)
         assert (ours.status, ours.mindspore, ours.note) == (theirs.status, theirs.mindspore, theirs.note), written
         assert ours.torch == written
+
+
+def test_the_torch_defaults_snapshot_is_what_torch_says():
+    import inspect
+
+    snapshot = json.loads((HERE.parents[1] / "rules" / "snapshots" / "torch-defaults-2.13.0.json").read_text(encoding="utf-8"))
+    assert snapshot["version"].split("+")[0] == torch.__version__.split("+")[0]
+    checked = 0
+    for name in ("torch.nn.functional.kl_div", "torch.nn.KLDivLoss", "torch.autograd.grad", "torch.nn.init.trunc_normal_"):
+        owner, _, attr = name.rpartition(".")
+        obj = getattr(eval(owner, {"torch": torch}), attr)
+        signature = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
+        for param, text in snapshot["apis"][name].items():
+            assert eval(text) == signature.parameters[param].default, (name, param)
+            checked += 1
+    assert checked > 10

@@ -118,6 +118,19 @@ def test_a_layer_collected_in_a_plain_list_gets_no_safe_fix(analyze):
     assert any(fix.safety == "safe" for fix in finding.fixes)
 
 
+def test_a_keyword_the_target_lacks_is_judged_against_pytorchs_default(analyze):
+    # sentence_transformers: F.kl_div(..., log_target=True); PyTorch's default is False
+    # (rules/snapshots/torch-defaults-2.13.0.json, read from torch's own signature).
+    call = "a = F.kl_div(torch.ones(2), torch.ones(2), log_target={})\n"
+    finding, _ = judged(analyze, call.format("True"), "torch.nn.functional.kl_div")
+    assert "changes it from PyTorch's default False to True" in finding.message
+    finding, _ = judged(analyze, call.format("False"), "torch.nn.functional.kl_div")
+    assert "log_target=False is PyTorch's own default" in finding.message and "drop log_target=False" in finding.message
+    finding, _ = judged(analyze, "flag = True\n" + call.format("flag"), "torch.nn.functional.kl_div")
+    assert "whose default in PyTorch is False: where flag is False" in finding.message
+    assert "only if" not in finding.message
+
+
 def test_conv_on_cpu_is_rewritten_for_nn_conv2d(analyze):
     finding, fixed = judged(analyze, "conv = nn.Conv2d(3, 8, 3, 1, 1, bias=False)\n", "torch.nn.Conv2d")
     assert finding.mindspore_api == "mindspore.nn.Conv2d"

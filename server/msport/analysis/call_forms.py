@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..knowledge.signatures import mindspore_entry, torch_entry
+from ..knowledge.signatures import mindspore_entry, torch_defaults, torch_entry
 from ..knowledge.callforms import CallForm
 from .findings import Edit, Span
 from .rewriting import node_text
@@ -36,6 +36,8 @@ class Signature:
     target: Optional[Tuple[str, ...]]
     #: torch keyword -> MindSpore keyword, as the API's rule records them.
     renames: Tuple[Tuple[str, str], ...] = ()
+    #: torch parameter -> its literal default in PyTorch (source text), where known.
+    torch_defaults: Tuple[Tuple[str, str], ...] = ()
 
 
 def signature_for(torch: str, target: Optional[str], version, renames=()) -> Signature:
@@ -43,7 +45,8 @@ def signature_for(torch: str, target: Optional[str], version, renames=()) -> Sig
     snapshot that has it when the version has none), and the rule's keyword renames."""
     found = torch_entry(torch)
     target_found = mindspore_entry(target, version) if target else None
-    return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames))
+    return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames),
+                     tuple(sorted(torch_defaults(torch).items())))
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,13 @@ def _literal_equals(node: ast.AST, wanted) -> bool:
         return False
 
 
+def _literal(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return object()  # equal to nothing a call can write
+
+
 def _strip(name: str) -> str:
     return name.lstrip("*")
 
@@ -184,7 +194,14 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         # though Tensor.all lists axis only): methods are judged by their own forms instead.
         if signature.target is None or {"*args", "**kwargs"} & set(signature.target) or site.kind == "method":
             return None
-        if keyword in {_strip(p) for p in signature.target}:
+        # Nor where the API's rule renames it to a parameter the target has (std -> sigma).
+        if {keyword, dict(signature.renames).get(keyword)} & {_strip(p) for p in signature.target}:
+            return None
+    at_default = form.condition("at_default")
+    if at_default is not None:
+        # Only where PyTorch's default is known: the value is that default, or (false) it is not.
+        default = dict(signature.torch_defaults).get(keyword)
+        if default is None or _literal_equals(node, _literal(default)) != bool(at_default):
             return None
     if form.condition("renamed") and keyword not in dict(signature.renames):
         return None

@@ -13,6 +13,8 @@ from .model import Version
 
 Entry = Tuple[str, Optional[Tuple[str, ...]]]  # (kind, parameter names or None)
 TORCH = "torch-2.13.0.json"
+#: literal defaults of torch's Python-level APIs (tools/snapshot_torch_defaults.py)
+TORCH_DEFAULTS = "torch-defaults-2.13.0.json"
 MINDSPORE = {(2, 7): "mindspore-2.7.0.json", (2, 8): "mindspore-2.8.0.json", (2, 9): "mindspore-2.9.0.json",
              (2, 10): "mindspore-2.10.0.json"}
 NEWEST = max(MINDSPORE)
@@ -30,6 +32,19 @@ def _snapshot(file_name: str) -> Dict[str, Entry]:
 
 def torch_entry(name: str) -> Optional[Entry]:
     return _snapshot(TORCH).get(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_defaults() -> Dict[str, Dict[str, str]]:
+    try:
+        return json.loads((rules_dir() / "snapshots" / TORCH_DEFAULTS).read_text(encoding="utf-8"))["apis"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def torch_defaults(name: str) -> Dict[str, str]:
+    """Parameter -> PyTorch's literal default (as source text) for *name*, where Python can read it."""
+    return _torch_defaults().get(name, {})
 
 
 def mindspore_entry(name: str, version: Optional[Version] = None) -> Optional[Entry]:
