@@ -128,4 +128,11 @@ out["dropout2d_eval"] = outcome(lambda: mint.nn.Dropout2d(0.5).set_train(False)(
 out["hardsigmoid"] = outcome(lambda: mint.nn.functional.hardsigmoid(image))
 out["hardswish"] = outcome(lambda: mint.nn.functional.hardswish(image))
 out["silu"] = outcome(lambda: mint.nn.functional.silu(image))
+
+# ops.conv2d (the CPU target of torch.nn.functional.conv2d): pad_mode is its fifth parameter
+KERNEL = np.random.default_rng(2411).standard_normal((2, 1, 3, 3)).astype(np.float32)
+out["conv_padding_positional"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, 1, groups=2))
+out["conv_padding_keyword"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=1, pad_mode="pad", groups=2))
+out["conv_padding_zero"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=0, groups=2))
+out["conv_padding_same"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, pad_mode="same", groups=2))
 print(json.dumps(out))

@@ -186,3 +186,32 @@ def test_the_torch_defaults_snapshot_is_what_torch_says():
             assert eval(text) == signature.parameters[param].default, (name, param)
             checked += 1
     assert checked > 10
+
+
+def test_functional_conv_on_cpu_says_pad_mode(ms):
+    from msport.analysis import Analyzer, Settings
+    from msport.analysis.fixes import apply_fix
+
+    image, kernel = T(IMAGE), T(rng_kernel())
+    padded = torch.nn.functional.conv2d(image, kernel, None, 1, 1, groups=2)
+    assert ms["conv_padding_positional"].startswith("raised")  # 1 lands in pad_mode
+    assert close(ms["conv_padding_keyword"], padded)
+    assert close(ms["conv_padding_zero"], torch.nn.functional.conv2d(image, kernel, None, 1, 0, groups=2))
+    assert close(ms["conv_padding_same"], torch.nn.functional.conv2d(image, kernel, None, 1, "same", groups=2))
+    settings = Settings().merged({"backend": "cpu"}, "test")
+    head = "import torch.nn.functional as F\nx = w = conv = None\n"
+    for call, says, fixed in (("F.conv2d(x, w, None, 1, 1)", "pad_mode='pad'", "padding=1, pad_mode='pad'"),
+                              ("F.conv2d(x, w, padding='same')", "pad_mode='same'", "pad_mode='same'"),
+                              ("F.conv2d(x, w, None, 1, 0)", "padding=0 by keyword", "padding=0"),
+                              ("F.conv2d(x, w, None, 1, conv.padding)", "pad_mode='pad' if conv.padding", None)):
+        text = head + f"y = {call}\n"
+        (finding,) = [f for f in Analyzer().analyze(text, settings).findings if f.torch_api == "torch.nn.functional.conv2d"]
+        assert says in finding.message, call
+        if fixed:
+            result = Analyzer().analyze(text, settings)
+            after = apply_fix(text, result.complete(finding.fixes[0]))
+            assert fixed in after and "ops.conv2d(" in after, after
+
+
+def rng_kernel():
+    return np.random.default_rng(2411).standard_normal((2, 1, 3, 3)).astype(np.float32)
