@@ -135,4 +135,6 @@ out["conv_padding_positional"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL
 out["conv_padding_keyword"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=1, pad_mode="pad", groups=2))
 out["conv_padding_zero"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=0, groups=2))
 out["conv_padding_same"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, pad_mode="same", groups=2))
+POOL_INPUT = np.random.default_rng(2411).standard_normal((1, 2, 9, 9)).astype(np.float32)
+out["maxpool_stride_given"] = outcome(lambda: ms.nn.MaxPool2d(3, stride=2)(Tensor(POOL_INPUT)))
 print(json.dumps(out))

@@ -215,3 +215,15 @@ def test_functional_conv_on_cpu_says_pad_mode(ms):
 
 def rng_kernel():
     return np.random.default_rng(2411).standard_normal((2, 1, 3, 3)).astype(np.float32)
+
+
+def test_maxpool_given_its_stride_is_equivalent_as_written(ms):
+    from msport.analysis import Analyzer, Settings
+
+    pool_input = T(np.random.default_rng(2411).standard_normal((1, 2, 9, 9)).astype(np.float32))
+    assert close(ms["maxpool_stride_given"], torch.nn.MaxPool2d(3, stride=2)(pool_input))
+    head = "import torch.nn as nn\n"
+    for call, code in (("nn.MaxPool2d(3, stride=2)", "MS103"), ("nn.MaxPool2d(3, 2, 1)", "MS102"), ("nn.MaxPool2d(2)", "MS102")):
+        (finding,) = [f for f in Analyzer().analyze(head + f"p = {call}\n", Settings().merged({"backend": "cpu"}, "test")).findings
+                      if f.torch_api == "torch.nn.MaxPool2d"]
+        assert finding.code == code, call

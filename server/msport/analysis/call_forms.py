@@ -181,7 +181,8 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     if keyword and node is None:
         return None
     absent = form.condition("absent")
-    if absent and (bound.get(absent) is not None or bound.opaque):
+    # one parameter, or a list of them that must all be absent
+    if absent and (bound.opaque or any(bound.get(p) is not None for p in ([absent] if isinstance(absent, str) else absent))):
         return None
     wanted = form.condition("value")
     if wanted and not _kind_matches(wanted, value_kind(node)):
