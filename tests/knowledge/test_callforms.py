@@ -108,6 +108,14 @@ def test_a_layer_inside_a_torch_container_gets_no_safe_fix(analyze):
     assert all(fix.safety == "unsafe" and "container" in fix.reason for fix in finding.fixes)
 
 
+def test_a_torch_container_does_not_make_a_divergent_layer_equivalent(analyze):
+    # speechbrain: nn.ModuleList([nn.AvgPool1d(4, 2, padding=2), ...]); MaxPool2d(2) in nn.Sequential
+    # keeps MindSpore's stride default of 1: the container's note adds to the divergence.
+    finding, _ = judged(analyze, "net = nn.Sequential(nn.MaxPool2d(2), nn.ReLU())\n", "torch.nn.MaxPool2d", backend="ascend")
+    assert finding.code == "MS102" and "stride defaults to 1" in finding.message and "torch container" in finding.message
+    assert all(fix.safety == "unsafe" for fix in finding.fixes)
+
+
 def test_a_layer_collected_in_a_plain_list_gets_no_safe_fix(analyze):
     # stable_baselines3's create_mlp: modules.append(nn.Tanh()), later nn.Sequential(*modules).
     body = "modules = []\nmodules.append(nn.Tanh())\nnet = nn.Sequential(*modules)\n"
