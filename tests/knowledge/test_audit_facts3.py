@@ -227,3 +227,21 @@ def test_maxpool_given_its_stride_is_equivalent_as_written(ms):
         (finding,) = [f for f in Analyzer().analyze(head + f"p = {call}\n", Settings().merged({"backend": "cpu"}, "test")).findings
                       if f.torch_api == "torch.nn.MaxPool2d"]
         assert finding.code == code, call
+
+
+def test_foreach_chooses_an_implementation_not_a_result():
+    from msport.analysis import Analyzer, Settings
+
+    grads = [T(MATRIX.copy()), T(OTHER.copy())]
+    clipped = {}
+    for foreach in (False, True):
+        params = [torch.nn.Parameter(torch.zeros(3, 4)) for _ in grads]
+        for p, g in zip(params, grads):
+            p.grad = g.clone()
+        norm = torch.nn.utils.clip_grad_norm_(params, max_norm=1.0, foreach=foreach)
+        clipped[foreach] = (norm, [p.grad for p in params])
+    assert torch.allclose(clipped[False][0], clipped[True][0])
+    assert all(torch.allclose(a, b) for a, b in zip(clipped[False][1], clipped[True][1]))
+    text = "import torch\nmodel = None\ntorch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0, foreach=False)\n"
+    (finding,) = [f for f in Analyzer().analyze(text, Settings()).findings if f.torch_api == "torch.nn.utils.clip_grad_norm_"]
+    assert "foreach=False only chooses between two implementations" in finding.message

@@ -295,7 +295,7 @@ class ApiMappingCheck(Check):
     def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
         return render(in_language(matched.form.message, self.settings.language), torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
                       value=matched.value or "", where=self._where(), new=dict(verdict.renames).get(matched.keyword or "", ""),
-                      default=torch_defaults(verdict.rule.torch if verdict.rule else verdict.torch).get(matched.keyword or "", ""))
+                      default=torch_defaults(verdict.torch).get(matched.keyword or "", ""))
 
     def _call_run(self, node: ast.AST, torch: str, target: str, call: CallVerdict) -> bool:
         """Whether a call bound like this one (as many positional arguments, the same keywords)
