@@ -230,10 +230,10 @@ class ApiMappingCheck(Check):
             return call.status, "call_divergent" if verdict.status == "equivalent" else "call_divergent_api"
         if verdict.status == "equivalent":
             return "equivalent", "call"
-        # Forms about every API (a layer in a torch container, device=) say nothing of the API's
-        # own divergence: only a form of this API can make its call equivalent (a MaxPool2d in
-        # nn.Sequential keeps MindSpore's stride default of 1).
-        if all(form.generic for form in call.forms):
+        # Notes about every API (a layer in a torch container) say nothing of the API's own
+        # divergence: they cannot make its call equivalent (a MaxPool2d in nn.Sequential keeps
+        # MindSpore's stride default of 1). Rewrites can, once proven for this API below.
+        if all(form.generic and form.verdict == "equivalent" for form in call.forms):
             return "divergent", "call_divergent_api"
         # A divergent API whose divergence does not concern this call (forms that are equivalent
         # as written, measured: nn.MaxPool2d given its stride): equivalent, nothing to rewrite.
