@@ -137,4 +137,7 @@ out["conv_padding_zero"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), Non
 out["conv_padding_same"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, pad_mode="same", groups=2))
 POOL_INPUT = np.random.default_rng(2411).standard_normal((1, 2, 9, 9)).astype(np.float32)
 out["maxpool_stride_given"] = outcome(lambda: ms.nn.MaxPool2d(3, stride=2)(Tensor(POOL_INPUT)))
+SIGNAL = np.random.default_rng(2411).standard_normal((1, 2, 16)).astype(np.float32)
+out["avgpool1d_padding"] = outcome(lambda: ms.nn.AvgPool1d(4, 2, padding=2)(Tensor(SIGNAL)))
+out["avgpool1d_pad_mode"] = outcome(lambda: ms.nn.AvgPool1d(4, 2, pad_mode="pad", padding=2)(Tensor(SIGNAL)))
 print(json.dumps(out))

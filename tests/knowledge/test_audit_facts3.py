@@ -245,3 +245,10 @@ def test_foreach_chooses_an_implementation_not_a_result():
     text = "import torch\nmodel = None\ntorch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0, foreach=False)\n"
     (finding,) = [f for f in Analyzer().analyze(text, Settings()).findings if f.torch_api == "torch.nn.utils.clip_grad_norm_"]
     assert "foreach=False only chooses between two implementations" in finding.message
+
+
+def test_avgpool1d_pads_only_with_pad_mode_pad(ms):
+    signal = T(np.random.default_rng(2411).standard_normal((1, 2, 16)).astype(np.float32))
+    assert ms["avgpool1d_padding"] == "raised ValueError"
+    assert close(ms["avgpool1d_pad_mode"], torch.nn.AvgPool1d(4, 2, padding=2)(signal))
+    assert "pad_mode='pad'" in verdict("torch.nn.AvgPool1d").note
