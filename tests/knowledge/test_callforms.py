@@ -139,6 +139,13 @@ def test_a_keyword_the_target_lacks_is_judged_against_pytorchs_default(analyze):
     assert "only if" not in finding.message
 
 
+def test_a_keyword_the_port_fix_maps_is_not_lacking(analyze):
+    # kornia: trunc_normal_(module.weight, std=0.02); the port fix writes std as TruncatedNormal's sigma.
+    finding, fixed = judged(analyze, "w = torch.empty(3, 4)\nnn.init.trunc_normal_(w, std=0.02)\n", "torch.nn.init.trunc_normal_", backend="ascend")
+    assert "has no parameter std" not in finding.message
+    assert "sigma=0.02" in fixed
+
+
 def test_conv_on_cpu_is_rewritten_for_nn_conv2d(analyze):
     finding, fixed = judged(analyze, "conv = nn.Conv2d(3, 8, 3, 1, 1, bias=False)\n", "torch.nn.Conv2d")
     assert finding.mindspore_api == "mindspore.nn.Conv2d"

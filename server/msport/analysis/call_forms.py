@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..knowledge.signatures import mindspore_entry, torch_defaults, torch_entry
 from ..knowledge.callforms import CallForm
+from ..knowledge.port_fixes import default_port_fix_rules
 from .findings import Edit, Span
 from .rewriting import node_text
 from .spans import node_span
@@ -38,6 +39,8 @@ class Signature:
     renames: Tuple[Tuple[str, str], ...] = ()
     #: torch parameter -> its literal default in PyTorch (source text), where known.
     torch_defaults: Tuple[Tuple[str, str], ...] = ()
+    #: torch parameters msport's port fix writes as the target's own (trunc_normal_'s std as sigma)
+    ported: Tuple[str, ...] = ()
 
 
 def signature_for(torch: str, target: Optional[str], version, renames=()) -> Signature:
@@ -45,8 +48,9 @@ def signature_for(torch: str, target: Optional[str], version, renames=()) -> Sig
     snapshot that has it when the version has none), and the rule's keyword renames."""
     found = torch_entry(torch)
     target_found = mindspore_entry(target, version) if target else None
+    init = default_port_fix_rules().init.get(torch)
     return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames),
-                     tuple(sorted(torch_defaults(torch).items())))
+                     tuple(sorted(torch_defaults(torch).items())), tuple(p for p, _ in init.map) if init else ())
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,8 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
             return None
         # Nor where the API's rule renames it to a parameter the target has (std -> sigma).
         if {keyword, dict(signature.renames).get(keyword)} & {_strip(p) for p in signature.target}:
+            return None
+        if keyword in signature.ported:
             return None
     at_default = form.condition("at_default")
     if at_default is not None:
