@@ -40,6 +40,12 @@ SECOND_ORDER_FACT = "second_order.paths"
 CALL_METHODS = ("forward", "construct", "__call__")
 
 
+def layer_key(owner: str, name: str, api: str) -> str:
+    """How a path names a layer built outside it and handed to it: the function (or class, for
+    self attributes) that holds it, the name holding it, and its API."""
+    return f"layer:{owner}:{name}:{api}"
+
+
 def anchor_of(text: str) -> int:
     """A chunk's name for anchored related locations: stable across processes and moves."""
     return zlib.crc32(text.encode("utf-8")) ^ (len(text) << 32)
@@ -89,6 +95,17 @@ class SecondOrderPaths:
 
     def site(self, index: int) -> Site:
         return self.sites[index]
+
+    def held_layers(self, owner: str) -> Dict[Tuple[str, str], Tuple[int, ...]]:
+        """(name, API) -> ids of the sites whose path runs a layer that *owner* (a function, or a
+        class for its self attributes) builds and hands over (layer_key)."""
+        prefix = f"layer:{owner}:"
+        found: Dict[Tuple[str, str], Tuple[int, ...]] = {}
+        for key, ids in self.on_path:
+            if key.startswith(prefix):
+                name, _, api = key[len(prefix):].partition(":")
+                found[(name, api)] = ids
+        return found
 
 
 def second_order_paths(context: ModuleContext) -> Optional[SecondOrderPaths]:
@@ -366,6 +383,10 @@ class GradientCallFinder(ScopeVisitor):
         """What a model or function handed over as an argument runs: a name or attribute holding
         one, or a local class built right there (MAML(Learner(), ...))."""
         if isinstance(value, (ast.Name, ast.Attribute)):
+            layer = self._held_layer(value)
+            if layer is not None:
+                targets.append(layer)
+                return
             self._reference(value, targets, [], called=False)
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
             targets.append(f"call:{value.func.id}")
@@ -373,6 +394,41 @@ class GradientCallFinder(ScopeVisitor):
             qualified = self.qualified(value.func)
             if qualified and qualified.startswith(LOCAL + "."):
                 targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+    def _held_layer(self, value: ast.AST) -> Optional[str]:
+        """The layer key (layer_key) of a torch or MindSpore layer that a name of this function,
+        or an attribute of self, holds (loss_fn = nn.CrossEntropyLoss() handed to a helper that
+        differentiates twice): its construction is where the path reaches it."""
+        if not self._function:
+            return None
+        if isinstance(value, ast.Name):
+            owner, name = self._function[0], value.id
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == self.scope_self_name() \
+                and self.class_stack:
+            owner, name = self.class_stack[0].name, f"self.{value.attr}"
+        else:
+            return None
+        held = self.infer(value)
+        if not isinstance(held, Instance) or held.cls.startswith(LOCAL + ".") or not self.facts.framework_of(held.cls):
+            return None
+        return layer_key(owner, name, self.knowledge.triggers.canonical(held.cls))
+
+    def _factory(self, func: ast.AST) -> Optional[str]:
+        """"returns:f" when *func* (a name of this function or an attribute of self) holds what a
+        function of this module returned (self.net_d = build_critic(cfg)): the classes f returns
+        are what calling it runs."""
+        values: List[ast.AST] = []
+        if isinstance(func, ast.Name) and self._function:
+            values = [v for stmt, _ in _statements(self._function[1]) for n, v in _assigned(stmt) if n == func.id and isinstance(stmt, ast.Assign)]
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self.class_stack:
+            for sub in walk(self.class_stack[0]):
+                if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == func.attr and isinstance(t.value, ast.Name)
+                                                       and t.value.id == "self" for t in sub.targets):
+                    values.append(sub.value)
+        for value in values:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
+                return f"returns:{value.func.id}"
+        return None
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -460,8 +516,11 @@ class GradientCallFinder(ScopeVisitor):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name and self.class_stack:
             value = self.self_attribute(func.attr)
             if value is None:
+                factory = self._factory(func)
                 if func.attr in _class_methods(self.class_stack[0]):
                     targets.append(f"self:{self.class_stack[0].name}.{func.attr}")
+                elif factory is not None:
+                    targets.append(factory)
                 else:
                     unresolved.append(source_text(func))
                 return
@@ -480,7 +539,11 @@ class GradientCallFinder(ScopeVisitor):
                 targets.append(func.id)
                 return
             if bound and value is None and not any(func.id in scope for scope in self._local_defs):
-                unresolved.append(func.id)
+                factory = self._factory(func)
+                if factory is not None:
+                    targets.append(factory)
+                else:
+                    unresolved.append(func.id)
                 return
             if not bound and self.context.binding(func.id) is None and self.context.layer_framework(func.id) is None and called:
                 return  # a builtin or a global msport does not know
@@ -709,6 +772,8 @@ class SecondOrderPathsBuilder:
         built = [w for _, g in found for w in g.wrappers]
         calls = [(anchor, _through_wrapper(call, built)) for anchor, call in calls]
         calls = [(anchor, call) for anchor, call in calls if call is not None]
+        if any(t.startswith("returns:") for _, call in calls for t in call.targets):
+            calls = [(anchor, _through_factories(call, _returned_classes(chunks, context))) for anchor, call in calls]
         # What first-order transforms differentiate, and everything it calls: a gradient taken
         # in there is differentiated again.
         differentiated: Dict[str, List[GradientCall]] = {}
@@ -734,8 +799,13 @@ class SecondOrderPathsBuilder:
             for function in site.functions:
                 on_path.setdefault(function, []).append(site.id)
         apis = self._apis_of(set(on_path), chunks, context, base_key)
+        for site in sites:  # layers handed to the path: reported where they are built
+            for target in site.call.targets:
+                if target.startswith("layer:"):
+                    on_path.setdefault(target, []).append(site.id)
         sites = [replace(s, apis=tuple(dict.fromkeys(
             [(api, s.call.function or "") for api in s.call.inline_apis]
+            + [(t.rpartition(":")[2], t.split(":")[1]) for t in s.call.targets if t.startswith("layer:")]
             + [(api, f) for f in s.functions for api in apis.get(f, ())]))) for s in sites]
         return SecondOrderPaths(tuple(sites), tuple(sorted((f, tuple(ids)) for f, ids in on_path.items())))
 
@@ -822,6 +892,49 @@ def _through_wrapper(call: GradientCall, built) -> Optional[GradientCall]:
     condition = conditions[0] if conditions and not any(flag in (None, "False") for flag in flags) else None
     unresolved = tuple(n for n in call.unresolved if n != call.receiver) if targets else call.unresolved
     return replace(call, targets=targets, condition=condition, unresolved=unresolved)
+
+
+def _returned_classes(chunks: Sequence[ParsedChunk], context: ModuleContext) -> Dict[str, List[str]]:
+    """Top-level function -> the local classes it returns (build_critic: `return Critic(...)`,
+    or a name bound to one): a factory's product is what calling it runs."""
+    found: Dict[str, List[str]] = {}
+    for chunk in chunks:
+        for stmt in chunk.tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            built: Dict[str, str] = {}
+            classes: List[str] = []
+            for node in walk(stmt):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                        and context.is_local_class(node.value.func.id):
+                    built.update((t.id, node.value.func.id) for t in node.targets if isinstance(t, ast.Name))
+            for node in walk(stmt):
+                if not isinstance(node, ast.Return) or node.value is None:
+                    continue
+                value = node.value
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and context.is_local_class(value.func.id):
+                    classes.append(value.func.id)
+                elif isinstance(value, ast.Name) and value.id in built:
+                    classes.append(built[value.id])
+            if classes:
+                found[stmt.name] = list(dict.fromkeys(classes))
+    return found
+
+
+def _through_factories(call: GradientCall, returned: Dict[str, List[str]]) -> GradientCall:
+    """A path calling what a factory of this module returned runs those classes; a factory
+    returning nothing msport knows stays a callable it could not follow."""
+    targets: List[str] = []
+    unresolved = list(call.unresolved)
+    for target in call.targets:
+        if not target.startswith("returns:"):
+            targets.append(target)
+            continue
+        classes = returned.get(target[8:], [])
+        targets.extend(f"call:{cls}" for cls in classes)
+        if not classes:
+            unresolved.append(f"{target[8:]}(...)")
+    return replace(call, targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)))
 
 
 def _defines(text: str, qualname: str) -> bool:
