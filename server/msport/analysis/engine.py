@@ -24,7 +24,7 @@ from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
-from .second_order_paths import SecondOrderPathsBuilder, anchor_of
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of, second_order_paths, summary_roots
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
@@ -177,8 +177,10 @@ class Analyzer:
             # An edit's module-wide facts over statements no analysis has seen yet stop early too.
             with time_limit(min(deadline, started + settings.time_budget * (EDIT_SHARE + STATEMENT_SHARE)) if edit else deadline):
                 context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
-                if check:
-                    context = self._second_order.extend(context, valid)  # where the module differentiates twice
+                # Where the module differentiates twice (what it differentiates goes into the
+                # summary: the project index follows it into other modules).
+                context = self._second_order.extend(context, valid, project.second_order)
+                summary = replace(summary, second_order=summary_roots(second_order_paths(context), valid))
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         if not check:

@@ -80,6 +80,9 @@ class Site:
     nested: bool  # a gradient inside a differentiated function
     functions: Tuple[str, ...]  # functions and methods on its path
     apis: Tuple[Tuple[str, str], ...]  # (API, function) on its path, for the site's summary
+    #: a gradient call of another module of the project whose path reaches this module's
+    #: functions (project index): its text names the file and line, it has no span here
+    remote: bool = False
 
 
 @dataclass(frozen=True)
@@ -409,7 +412,8 @@ class GradientCallFinder(ScopeVisitor):
         else:
             return None
         held = self.infer(value)
-        if not isinstance(held, Instance) or held.cls.startswith(LOCAL + ".") or not self.facts.framework_of(held.cls):
+        if not isinstance(held, Instance) or held.cls.startswith(LOCAL + ".") or not self.facts.framework_of(held.cls) \
+                or self.context.imported_class(held.cls)[0]:
             return None
         return layer_key(owner, name, self.knowledge.triggers.canonical(held.cls))
 
@@ -527,6 +531,8 @@ class GradientCallFinder(ScopeVisitor):
             if isinstance(value, Instance):
                 if value.cls.startswith(LOCAL + "."):
                     targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
+                elif self.context.imported_class(value.cls)[0]:
+                    targets.append(f"ext:{value.cls}")  # a network of another module: the project index follows it
                 elif inline_apis is not None:
                     inline_apis.append(value.cls)
                 return
@@ -534,6 +540,9 @@ class GradientCallFinder(ScopeVisitor):
             bound, value = self.scope.lookup(func.id)
             if isinstance(value, Instance) and value.cls.startswith(LOCAL + "."):
                 targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
+                return
+            if isinstance(value, Instance) and self.context.imported_class(value.cls)[0]:
+                targets.append(f"ext:{value.cls}")
                 return
             if not bound and func.id in self.context.functions:
                 targets.append(func.id)
@@ -729,25 +738,30 @@ class SecondOrderPathsBuilder:
             self._words.put(text, found)
         return found
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> ModuleContext:
+        """*remote*: this module's functions on the second-order paths of other modules, with
+        those gradient calls (ProjectFacts.second_order)."""
         if self.rules.pattern is None:
             return context
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
-        if not candidates:
+        if not candidates and not remote:
             return context
         base_key = context.key
         found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
         # Only a gradient that is second order by itself, or a transform (which a gradient may
         # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
         if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
-            return context
-        # A module that differentiates: the other chunks too, for the models and functions they
-        # hand to the helpers that do (train() building the critic that gradient_penalty gets).
-        others = [chunk for chunk in chunks if chunk not in candidates]
-        found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
-        found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
+            if not remote:
+                return context
+            found = []
+        else:
+            # A module that differentiates: the other chunks too, for the models and functions they
+            # hand to the helpers that do (train() building the critic that gradient_penalty gets).
+            others = [chunk for chunk in chunks if chunk not in candidates]
+            found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
+            found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
-        paths = self._paths(found, graph, chunks, context, base_key)
+        paths = self._paths(found, graph, chunks, context, base_key, remote)
         if not paths.sites:
             return context
         return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
@@ -765,7 +779,8 @@ class SecondOrderPathsBuilder:
             self._gradients.put(key, cached)
         return cached
 
-    def _paths(self, found, graph: ModuleGraph, chunks: Sequence[ParsedChunk], context: ModuleContext, base_key) -> SecondOrderPaths:
+    def _paths(self, found, graph: ModuleGraph, chunks: Sequence[ParsedChunk], context: ModuleContext, base_key,
+               remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> SecondOrderPaths:
         calls = [(g.anchor, call) for _, g in found for call in g.calls]
         passed = _passed_to_parameters([a for _, g in found for a in g.arguments], graph)
         calls = [(anchor, _bind_parameters(call, passed, graph)) for anchor, call in calls]
@@ -792,6 +807,15 @@ class SecondOrderPathsBuilder:
                 call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
             functions = _reach(_resolve(call.targets, graph), graph)
             sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
+        reached_from: Dict[str, List[str]] = {}
+        for function, texts in remote:
+            for text in texts:
+                reached_from.setdefault(text, []).append(function)
+        for text, functions in sorted(reached_from.items()):
+            call = GradientCall(api="", framework="torch", function=None, targets=(), unresolved=(), second=True, create_graph=True,
+                                condition=None, compiled=False, span=Span(0, 0, 0, 0), text=text)
+            reached = _reach([f for f in functions if graph.function(f) is not None] or functions, graph)
+            sites.append(Site(len(sites), call, 0, False, tuple(reached), (), remote=True))
         if not sites:
             return SecondOrderPaths()
         on_path: Dict[str, List[int]] = {}
@@ -826,6 +850,23 @@ class SecondOrderPathsBuilder:
                 self._apis.put(key, cached)
             found.update(cached.functions)
         return found
+
+
+def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Tuple[Tuple[str, str], ...]:
+    """What this module's gradients differentiate twice, for the project index to follow into
+    other modules: (function of this module or "ext:" class, "the call in `f`@line")."""
+    if paths is None:
+        return ()
+    starts = {anchor_of(chunk.chunk.text): chunk.chunk.start for chunk in chunks}
+    roots: List[Tuple[str, str]] = []
+    for site in paths.sites:
+        if site.remote or site.anchor not in starts:
+            continue
+        where = f"{site.call.text} in `{site.call.function}`" if site.call.function else site.call.text
+        where = f"{where}@{starts[site.anchor] + site.call.span.start_line + 1}"
+        keys = [*site.functions, *(t for t in site.call.targets if t.startswith("ext:"))]
+        roots.extend((key, where) for key in keys)
+    return tuple(dict.fromkeys(roots))
 
 
 def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str], List[str]]:

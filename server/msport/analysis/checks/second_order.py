@@ -46,7 +46,7 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         self.rules: SecondOrderRules = default_second_order()
         self.anchor = anchor_of("\n".join(self.chunk.lines))
         functions = _top_level_functions(self.chunk.tree)
-        local_sites = [s for s in paths.sites if s.anchor == self.anchor]
+        local_sites = [s for s in paths.sites if s.anchor == self.anchor and not s.remote]
         owners = {f.partition(".")[0] for f in functions} | set(functions)
         if not local_sites and not any(paths.sites_reaching(f) for f in functions) and not any(paths.held_layers(o) for o in owners):
             return []
@@ -198,7 +198,7 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         self.findings.append(Finding(
             code=code, category=Category.SECOND_ORDER, severity=self._severity(code, support, site), span=span, message=message,
             torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
-            related=tuple(self._related(self.paths.site(s)) for s in sites[:3]),
+            related=tuple(self._related(self.paths.site(s)) for s in sites[:3] if not self.paths.site(s).remote),
         ))
 
     def _severity(self, code: str, support: Support, site: Site) -> Severity:
