@@ -197,3 +197,11 @@ async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(c
     card = await _hover(chinese, line, lines[line].index("cat") + 1)
     assert card and "**`torch.cat`** -> " in card and "**等价**" in card, card
     assert english_in(_without_notes(default_knowledge(), "torch.cat", card)) == [], english_in(card)
+
+
+def test_the_workspace_scan_summary_in_both_languages():
+    from msport.lsp.workspace_scan import ScanSummary
+
+    summary = ScanSummary(files=5, findings=3, files_with_findings=2, errors=["a.py: cannot read"], cancelled=True)
+    assert summary.message() == "3 findings in 2 of 5 files; 1 could not be checked (cancelled)"
+    assert summary.message("zh-CN") == "5 个文件中有 2 个发现问题，共 3 个问题；1 个无法检查（已取消）"
