@@ -205,3 +205,18 @@ def test_the_workspace_scan_summary_in_both_languages():
     summary = ScanSummary(files=5, findings=3, files_with_findings=2, errors=["a.py: cannot read"], cancelled=True)
     assert summary.message() == "3 findings in 2 of 5 files; 1 could not be checked (cancelled)"
     assert summary.message("zh-CN") == "5 个文件中有 2 个发现问题，共 3 个问题；1 个无法检查（已取消）"
+
+
+def test_every_rule_page_has_its_chinese_page():
+    """docs/rules/zh-CN (tools/gen_rule_docs.py; tests/knowledge/test_docs.py keeps it current):
+    one page per code, Chinese outside its code blocks, linked from the Chinese cards."""
+    from pathlib import Path
+
+    from msport.knowledge.cards import RULE_PAGES
+
+    pages = Path(__file__).resolve().parents[2] / "docs" / "rules" / "zh-CN"
+    for code in default_knowledge().codes:
+        page = (pages / f"{code}.md").read_text(encoding="utf-8")
+        assert page.count(f"# {code} ") == 1 and "**对 MindSpore 的影响：**" in page, code
+        assert english_in(re.sub(r"```python\n.*?```", "", page, flags=re.S)) == [], code
+    assert RULE_PAGES["zh-CN"].format(code="MS201").endswith("/docs/rules/zh-CN/MS201.md")

@@ -26,6 +26,8 @@ from .rule_texts import in_language
 from .support_cards import markdown_table, support_blocks
 
 RULE_PAGE = "https://github.com/msport-dev/msport/blob/main/docs/rules/{code}.md"
+#: The rule page of a code in each language (tools/gen_rule_docs.py writes the Chinese ones).
+RULE_PAGES = {DEFAULT_LANGUAGE: RULE_PAGE, CHINESE: "https://github.com/msport-dev/msport/blob/main/docs/rules/zh-CN/{code}.md"}
 MAPPING_TABLE = "https://www.mindspore.cn/docs/en/master/note/api_mapping/pytorch_api_mapping.html"
 _CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
 _BACKENDS = (("ascend", "Ascend"), ("gpu", "GPU"), ("cpu", "CPU"))
@@ -186,7 +188,7 @@ def _other_targets(rule: ApiRule, chosen: Optional[str], language: str = DEFAULT
 
 
 def _rule_link(code: str, language: str) -> str:
-    return message("card.rule_link", language, code=code, url=RULE_PAGE.format(code=code))
+    return message("card.rule_link", language, code=code, url=RULE_PAGES.get(language, RULE_PAGE).format(code=code))
 
 
 def _links(verdict_diff: Optional[str], code: str, language: str = DEFAULT_LANGUAGE) -> str:
