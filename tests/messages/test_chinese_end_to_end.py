@@ -220,3 +220,15 @@ def test_every_rule_page_has_its_chinese_page():
         assert page.count(f"# {code} ") == 1 and "**对 MindSpore 的影响：**" in page, code
         assert english_in(re.sub(r"```python\n.*?```", "", page, flags=re.S)) == [], code
     assert RULE_PAGES["zh-CN"].format(code="MS201").endswith("/docs/rules/zh-CN/MS201.md")
+
+
+def test_the_weight_commands_speak_chinese(tmp_path):
+    """convert-weights and port-check take --lang (the editor's command passes its language):
+    a problem with the user's files is said in Chinese, before torch or mindspore is imported."""
+    (tmp_path / "model.py").write_text("x = 1\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "msport", "convert-weights", "--lang", "zh-CN", "model.py", "missing.pth", "-o", "out.ckpt"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and done.stderr.strip() == "msport: error: missing.pth：文件不存在", done.stderr
+    bad = subprocess.run([sys.executable, "-m", "msport", "port-check", "--lang", "fr", "model.py", "--reference", "model.py", "--input", "2"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and "--lang: expected one of en, zh-CN, got 'fr'" in bad.stderr
