@@ -157,11 +157,14 @@ def call_forms(torch_name, ms_name, renames):
         if not _is_class(ms_name) or ms_module == "mindspore.ops":
             return
         extra = LAYER_EXTRA.get(ms_name, {})
-        for init, token in LAYERS:
-            torch_setup = f"{torch_name}({', '.join(map(repr, init))})"
-            ms_args = [*map(repr, init), *(f"{k}={v!r}" for k, v in extra.items())]
-            for domain in DOMAINS.get(token, (token,)):
-                yield domain, "L(x)", "L(x)", torch_setup, f"{ms_name}({', '.join(ms_args)})"
+        # A loss layer takes a target beside its input (the call forms of its functional form).
+        calls = ("L(x)", "L(x, Y)", "L(x, P)") if torch_short.endswith("Loss") else ("L(x)",)
+        for call in calls:
+            for init, token in LAYERS:
+                torch_setup = f"{torch_name}({', '.join(map(repr, init))})"
+                ms_args = [*map(repr, init), *(f"{k}={v!r}" for k, v in extra.items())]
+                for domain in DOMAINS.get(token, (token,)):
+                    yield domain, call, call, torch_setup, f"{ms_name}({', '.join(ms_args)})"
         return
     torch_method = torch_name.startswith("torch.Tensor.")
     ms_method = ms_name.startswith("mindspore.Tensor.")

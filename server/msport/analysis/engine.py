@@ -24,7 +24,7 @@ from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
-from .second_order_paths import SecondOrderPathsBuilder, anchor_of
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of, second_order_paths, summary_roots
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
@@ -177,8 +177,10 @@ class Analyzer:
             # An edit's module-wide facts over statements no analysis has seen yet stop early too.
             with time_limit(min(deadline, started + settings.time_budget * (EDIT_SHARE + STATEMENT_SHARE)) if edit else deadline):
                 context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
-                if check:
-                    context = self._second_order.extend(context, valid)  # where the module differentiates twice
+                # Where the module differentiates twice (what it differentiates goes into the
+                # summary: the project index follows it into other modules).
+                context = self._second_order.extend(context, valid, project.second_order)
+                summary = replace(summary, second_order=summary_roots(second_order_paths(context), valid))
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         if not check:
@@ -197,7 +199,7 @@ class Analyzer:
                 skipped_from = item.chunk.start
                 break
             if item.error is not None:
-                findings.append(self._syntax_finding(item, source))
+                findings.append(self._syntax_finding(item, source, settings.language))
                 continue
             key = (item.chunk.text, context_key, analysis_key)
             with self._lock:
@@ -317,8 +319,8 @@ class Analyzer:
             "Other statements and other checks are unaffected.",
         )
 
-    def _syntax_finding(self, item: ParsedChunk, source: Source) -> Finding:
-        rel_line, col, message = item.error
+    def _syntax_finding(self, item: ParsedChunk, source: Source, language: str) -> Finding:
+        rel_line, col, error = item.error
         line, col = source.clamp(item.chunk.start + rel_line, col)
         end = min(len(source.line(line)), col + 1)
         if end == col and col > 0:
@@ -331,7 +333,8 @@ class Analyzer:
             category=Category.SYNTAX_ERROR,
             severity=Severity(info.severity),
             span=Span(line, col, line, max(end, col)),
-            message=f"Syntax error: {message}{newer_syntax_note(message)}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
+            message=message("unchecked.syntax_error", language, error=error + newer_syntax_note(error), first=item.chunk.start + 1,
+                            last=item.chunk.end),
         )
 
     def _over_budget(self, source: Source, settings: Settings, first_unchecked: int) -> Finding:

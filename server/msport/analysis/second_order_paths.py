@@ -40,6 +40,12 @@ SECOND_ORDER_FACT = "second_order.paths"
 CALL_METHODS = ("forward", "construct", "__call__")
 
 
+def layer_key(owner: str, name: str, api: str) -> str:
+    """How a path names a layer built outside it and handed to it: the function (or class, for
+    self attributes) that holds it, the name holding it, and its API."""
+    return f"layer:{owner}:{name}:{api}"
+
+
 def anchor_of(text: str) -> int:
     """A chunk's name for anchored related locations: stable across processes and moves."""
     return zlib.crc32(text.encode("utf-8")) ^ (len(text) << 32)
@@ -74,6 +80,9 @@ class Site:
     nested: bool  # a gradient inside a differentiated function
     functions: Tuple[str, ...]  # functions and methods on its path
     apis: Tuple[Tuple[str, str], ...]  # (API, function) on its path, for the site's summary
+    #: a gradient call of another module of the project whose path reaches this module's
+    #: functions (project index): its text names the file and line, it has no span here
+    remote: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,17 @@ class SecondOrderPaths:
 
     def site(self, index: int) -> Site:
         return self.sites[index]
+
+    def held_layers(self, owner: str) -> Dict[Tuple[str, str], Tuple[int, ...]]:
+        """(name, API) -> ids of the sites whose path runs a layer that *owner* (a function, or a
+        class for its self attributes) builds and hands over (layer_key)."""
+        prefix = f"layer:{owner}:"
+        found: Dict[Tuple[str, str], Tuple[int, ...]] = {}
+        for key, ids in self.on_path:
+            if key.startswith(prefix):
+                name, _, api = key[len(prefix):].partition(":")
+                found[(name, api)] = ids
+        return found
 
 
 def second_order_paths(context: ModuleContext) -> Optional[SecondOrderPaths]:
@@ -366,6 +386,10 @@ class GradientCallFinder(ScopeVisitor):
         """What a model or function handed over as an argument runs: a name or attribute holding
         one, or a local class built right there (MAML(Learner(), ...))."""
         if isinstance(value, (ast.Name, ast.Attribute)):
+            layer = self._held_layer(value)
+            if layer is not None:
+                targets.append(layer)
+                return
             self._reference(value, targets, [], called=False)
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
             targets.append(f"call:{value.func.id}")
@@ -373,6 +397,42 @@ class GradientCallFinder(ScopeVisitor):
             qualified = self.qualified(value.func)
             if qualified and qualified.startswith(LOCAL + "."):
                 targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+    def _held_layer(self, value: ast.AST) -> Optional[str]:
+        """The layer key (layer_key) of a torch or MindSpore layer that a name of this function,
+        or an attribute of self, holds (loss_fn = nn.CrossEntropyLoss() handed to a helper that
+        differentiates twice): its construction is where the path reaches it."""
+        if not self._function:
+            return None
+        if isinstance(value, ast.Name):
+            owner, name = self._function[0], value.id
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == self.scope_self_name() \
+                and self.class_stack:
+            owner, name = self.class_stack[0].name, f"self.{value.attr}"
+        else:
+            return None
+        held = self.infer(value)
+        if not isinstance(held, Instance) or held.cls.startswith(LOCAL + ".") or not self.facts.framework_of(held.cls) \
+                or self.context.imported_class(held.cls)[0]:
+            return None
+        return layer_key(owner, name, self.knowledge.triggers.canonical(held.cls))
+
+    def _factory(self, func: ast.AST) -> Optional[str]:
+        """"returns:f" when *func* (a name of this function or an attribute of self) holds what a
+        function of this module returned (self.net_d = build_critic(cfg)): the classes f returns
+        are what calling it runs."""
+        values: List[ast.AST] = []
+        if isinstance(func, ast.Name) and self._function:
+            values = [v for stmt, _ in _statements(self._function[1]) for n, v in _assigned(stmt) if n == func.id and isinstance(stmt, ast.Assign)]
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and self.class_stack:
+            for sub in walk(self.class_stack[0]):
+                if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == func.attr and isinstance(t.value, ast.Name)
+                                                       and t.value.id == "self" for t in sub.targets):
+                    values.append(sub.value)
+        for value in values:
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
+                return f"returns:{value.func.id}"
+        return None
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -460,14 +520,19 @@ class GradientCallFinder(ScopeVisitor):
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name and self.class_stack:
             value = self.self_attribute(func.attr)
             if value is None:
+                factory = self._factory(func)
                 if func.attr in _class_methods(self.class_stack[0]):
                     targets.append(f"self:{self.class_stack[0].name}.{func.attr}")
+                elif factory is not None:
+                    targets.append(factory)
                 else:
                     unresolved.append(source_text(func))
                 return
             if isinstance(value, Instance):
                 if value.cls.startswith(LOCAL + "."):
                     targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
+                elif self.context.imported_class(value.cls)[0]:
+                    targets.append(f"ext:{value.cls}")  # a network of another module: the project index follows it
                 elif inline_apis is not None:
                     inline_apis.append(value.cls)
                 return
@@ -476,11 +541,18 @@ class GradientCallFinder(ScopeVisitor):
             if isinstance(value, Instance) and value.cls.startswith(LOCAL + "."):
                 targets.append(f"call:{value.cls[len(LOCAL) + 1:]}")
                 return
+            if isinstance(value, Instance) and self.context.imported_class(value.cls)[0]:
+                targets.append(f"ext:{value.cls}")
+                return
             if not bound and func.id in self.context.functions:
                 targets.append(func.id)
                 return
             if bound and value is None and not any(func.id in scope for scope in self._local_defs):
-                unresolved.append(func.id)
+                factory = self._factory(func)
+                if factory is not None:
+                    targets.append(factory)
+                else:
+                    unresolved.append(func.id)
                 return
             if not bound and self.context.binding(func.id) is None and self.context.layer_framework(func.id) is None and called:
                 return  # a builtin or a global msport does not know
@@ -666,25 +738,30 @@ class SecondOrderPathsBuilder:
             self._words.put(text, found)
         return found
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk]) -> ModuleContext:
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> ModuleContext:
+        """*remote*: this module's functions on the second-order paths of other modules, with
+        those gradient calls (ProjectFacts.second_order)."""
         if self.rules.pattern is None:
             return context
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
-        if not candidates:
+        if not candidates and not remote:
             return context
         base_key = context.key
         found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
         # Only a gradient that is second order by itself, or a transform (which a gradient may
         # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
         if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
-            return context
-        # A module that differentiates: the other chunks too, for the models and functions they
-        # hand to the helpers that do (train() building the critic that gradient_penalty gets).
-        others = [chunk for chunk in chunks if chunk not in candidates]
-        found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
-        found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
+            if not remote:
+                return context
+            found = []
+        else:
+            # A module that differentiates: the other chunks too, for the models and functions they
+            # hand to the helpers that do (train() building the critic that gradient_penalty gets).
+            others = [chunk for chunk in chunks if chunk not in candidates]
+            found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
+            found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
-        paths = self._paths(found, graph, chunks, context, base_key)
+        paths = self._paths(found, graph, chunks, context, base_key, remote)
         if not paths.sites:
             return context
         return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
@@ -702,13 +779,16 @@ class SecondOrderPathsBuilder:
             self._gradients.put(key, cached)
         return cached
 
-    def _paths(self, found, graph: ModuleGraph, chunks: Sequence[ParsedChunk], context: ModuleContext, base_key) -> SecondOrderPaths:
+    def _paths(self, found, graph: ModuleGraph, chunks: Sequence[ParsedChunk], context: ModuleContext, base_key,
+               remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> SecondOrderPaths:
         calls = [(g.anchor, call) for _, g in found for call in g.calls]
         passed = _passed_to_parameters([a for _, g in found for a in g.arguments], graph)
         calls = [(anchor, _bind_parameters(call, passed, graph)) for anchor, call in calls]
         built = [w for _, g in found for w in g.wrappers]
         calls = [(anchor, _through_wrapper(call, built)) for anchor, call in calls]
         calls = [(anchor, call) for anchor, call in calls if call is not None]
+        if any(t.startswith("returns:") for _, call in calls for t in call.targets):
+            calls = [(anchor, _through_factories(call, _returned_classes(chunks, context))) for anchor, call in calls]
         # What first-order transforms differentiate, and everything it calls: a gradient taken
         # in there is differentiated again.
         differentiated: Dict[str, List[GradientCall]] = {}
@@ -727,6 +807,15 @@ class SecondOrderPathsBuilder:
                 call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
             functions = _reach(_resolve(call.targets, graph), graph)
             sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
+        reached_from: Dict[str, List[str]] = {}
+        for function, texts in remote:
+            for text in texts:
+                reached_from.setdefault(text, []).append(function)
+        for text, functions in sorted(reached_from.items()):
+            call = GradientCall(api="", framework="torch", function=None, targets=(), unresolved=(), second=True, create_graph=True,
+                                condition=None, compiled=False, span=Span(0, 0, 0, 0), text=text)
+            reached = _reach([f for f in functions if graph.function(f) is not None] or functions, graph)
+            sites.append(Site(len(sites), call, 0, False, tuple(reached), (), remote=True))
         if not sites:
             return SecondOrderPaths()
         on_path: Dict[str, List[int]] = {}
@@ -734,8 +823,13 @@ class SecondOrderPathsBuilder:
             for function in site.functions:
                 on_path.setdefault(function, []).append(site.id)
         apis = self._apis_of(set(on_path), chunks, context, base_key)
+        for site in sites:  # layers handed to the path: reported where they are built
+            for target in site.call.targets:
+                if target.startswith("layer:"):
+                    on_path.setdefault(target, []).append(site.id)
         sites = [replace(s, apis=tuple(dict.fromkeys(
             [(api, s.call.function or "") for api in s.call.inline_apis]
+            + [(t.rpartition(":")[2], t.split(":")[1]) for t in s.call.targets if t.startswith("layer:")]
             + [(api, f) for f in s.functions for api in apis.get(f, ())]))) for s in sites]
         return SecondOrderPaths(tuple(sites), tuple(sorted((f, tuple(ids)) for f, ids in on_path.items())))
 
@@ -756,6 +850,23 @@ class SecondOrderPathsBuilder:
                 self._apis.put(key, cached)
             found.update(cached.functions)
         return found
+
+
+def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Tuple[Tuple[str, str], ...]:
+    """What this module's gradients differentiate twice, for the project index to follow into
+    other modules: (function of this module or "ext:" class, "the call in `f`@line")."""
+    if paths is None:
+        return ()
+    starts = {anchor_of(chunk.chunk.text): chunk.chunk.start for chunk in chunks}
+    roots: List[Tuple[str, str]] = []
+    for site in paths.sites:
+        if site.remote or site.anchor not in starts:
+            continue
+        where = f"{site.call.text} in `{site.call.function}`" if site.call.function else site.call.text
+        where = f"{where}@{starts[site.anchor] + site.call.span.start_line + 1}"
+        keys = [*site.functions, *(t for t in site.call.targets if t.startswith("ext:"))]
+        roots.extend((key, where) for key in keys)
+    return tuple(dict.fromkeys(roots))
 
 
 def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str], List[str]]:
@@ -822,6 +933,49 @@ def _through_wrapper(call: GradientCall, built) -> Optional[GradientCall]:
     condition = conditions[0] if conditions and not any(flag in (None, "False") for flag in flags) else None
     unresolved = tuple(n for n in call.unresolved if n != call.receiver) if targets else call.unresolved
     return replace(call, targets=targets, condition=condition, unresolved=unresolved)
+
+
+def _returned_classes(chunks: Sequence[ParsedChunk], context: ModuleContext) -> Dict[str, List[str]]:
+    """Top-level function -> the local classes it returns (build_critic: `return Critic(...)`,
+    or a name bound to one): a factory's product is what calling it runs."""
+    found: Dict[str, List[str]] = {}
+    for chunk in chunks:
+        for stmt in chunk.tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            built: Dict[str, str] = {}
+            classes: List[str] = []
+            for node in walk(stmt):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                        and context.is_local_class(node.value.func.id):
+                    built.update((t.id, node.value.func.id) for t in node.targets if isinstance(t, ast.Name))
+            for node in walk(stmt):
+                if not isinstance(node, ast.Return) or node.value is None:
+                    continue
+                value = node.value
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and context.is_local_class(value.func.id):
+                    classes.append(value.func.id)
+                elif isinstance(value, ast.Name) and value.id in built:
+                    classes.append(built[value.id])
+            if classes:
+                found[stmt.name] = list(dict.fromkeys(classes))
+    return found
+
+
+def _through_factories(call: GradientCall, returned: Dict[str, List[str]]) -> GradientCall:
+    """A path calling what a factory of this module returned runs those classes; a factory
+    returning nothing msport knows stays a callable it could not follow."""
+    targets: List[str] = []
+    unresolved = list(call.unresolved)
+    for target in call.targets:
+        if not target.startswith("returns:"):
+            targets.append(target)
+            continue
+        classes = returned.get(target[8:], [])
+        targets.extend(f"call:{cls}" for cls in classes)
+        if not classes:
+            unresolved.append(f"{target[8:]}(...)")
+    return replace(call, targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)))
 
 
 def _defines(text: str, qualname: str) -> bool:

@@ -46,8 +46,9 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         self.rules: SecondOrderRules = default_second_order()
         self.anchor = anchor_of("\n".join(self.chunk.lines))
         functions = _top_level_functions(self.chunk.tree)
-        local_sites = [s for s in paths.sites if s.anchor == self.anchor]
-        if not local_sites and not any(paths.sites_reaching(f) for f in functions):
+        local_sites = [s for s in paths.sites if s.anchor == self.anchor and not s.remote]
+        owners = {f.partition(".")[0] for f in functions} | set(functions)
+        if not local_sites and not any(paths.sites_reaching(f) for f in functions) and not any(paths.held_layers(o) for o in owners):
             return []
         self.version = self.settings.version
         self.mode = module_graph(self.chunk.context).mode or self.settings.mode
@@ -101,6 +102,31 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if self._function is not None:
             ids.update(self.paths.sites_reaching(self._function))
         return tuple(sorted(ids))
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._held_layer(node)
+        super().visit_Assign(node)
+
+    def _held_layer(self, node: ast.Assign) -> None:
+        """A layer built here and handed to a helper whose second-order path calls it
+        (loss_fn = nn.CrossEntropyLoss(); inner_step(model, loss_fn, ...)): reported where it
+        is built, the only place of this module that names its API."""
+        if self._function is None or not isinstance(node.value, ast.Call) or len(node.targets) != 1:
+            return
+        target = node.targets[0]
+        if isinstance(target, ast.Name):
+            owner, name = self._function, target.id
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name():
+            owner, name = self._function.partition(".")[0], f"self.{target.attr}"
+        else:
+            return
+        held = self.paths.held_layers(owner)
+        if not held:
+            return
+        api = api_of_call(self, node.value)
+        sites = held.get((name, api)) if api is not None else None
+        if sites and id(node.value) not in self._reported:
+            self._report(node.value, api, sites, self._callee_span(node.value))
 
     def visit_Call(self, node: ast.Call) -> None:
         sites = self._sites_of(node)
@@ -172,7 +198,7 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         self.findings.append(Finding(
             code=code, category=Category.SECOND_ORDER, severity=self._severity(code, support, site), span=span, message=message,
             torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
-            related=tuple(self._related(self.paths.site(s)) for s in sites[:3]),
+            related=tuple(self._related(self.paths.site(s)) for s in sites[:3] if not self.paths.site(s).remote),
         ))
 
     def _severity(self, code: str, support: Support, site: Site) -> Severity:

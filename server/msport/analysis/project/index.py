@@ -97,7 +97,7 @@ class ProjectIndex:
 
     def link(self) -> Set[str]:
         """Links every summary; returns the paths whose facts changed."""
-        linker = _Linker(self.modules, self._summaries)
+        linker = _Linker(self.modules, self._summaries, self.root)
         changed: Set[str] = set()
         for name in list(self._summaries):
             facts = linker.facts(name, self._packages.get(name))
@@ -140,8 +140,10 @@ def summary_inputs(facts: ProjectFacts) -> Tuple:
 class _Linker:
     """One link of the whole program (a fresh one per ``ProjectIndex.link``)."""
 
-    def __init__(self, modules: ModuleTable, summaries: Dict[str, ModuleSummary]) -> None:
+    def __init__(self, modules: ModuleTable, summaries: Dict[str, ModuleSummary], root: Optional[str] = None) -> None:
         self.modules = modules
+        self.root = root
+        self._second_order: Optional[Dict[Node, List[Tuple[str, str]]]] = None
         self.summaries = summaries
         self._classes = {m: {c.name: c for c in s.classes} for m, s in summaries.items()}
         self._functions = {m: {f.qualname: f for f in s.functions} for m, s in summaries.items()}
@@ -285,6 +287,58 @@ class _Linker:
         self._statuses = status
         return status
 
+    def second_order(self) -> Dict[Node, List[Tuple[str, str]]]:
+        """Functions of any module on a second-order path of another one, with the gradient
+        calls putting them there: the same spread along calls as the statuses, from what each
+        module's gradients differentiate twice. Constructors are not differentiated: the spread
+        does not go through __init__."""
+        if self._second_order is not None:
+            return self._second_order
+        found: Dict[Node, List[Tuple[str, str]]] = {}
+        for module, summary in self.summaries.items():
+            for key, where in summary.second_order:
+                text = (module, where)
+                queue = deque(self._node(module, key, entry=True))
+                seen: Set[Node] = set()
+                while queue:
+                    node = queue.popleft()
+                    if node in seen or node[1].endswith(".__init__"):
+                        continue
+                    seen.add(node)
+                    if node[0] != module and text not in found.setdefault(node, []):
+                        found[node].append(text)
+                    export = self._functions.get(node[0], {}).get(node[1])
+                    if export is not None:
+                        queue.extend(n for edge in export.edges for n in self._called(node[0], edge))
+        self._second_order = found
+        return found
+
+    def _called(self, module: str, key: str) -> List[Node]:
+        """What a call key runs: calling an instance of a class of another module
+        ("ext:pkg.Net.__call__") runs its forward (or construct, or its own __call__)."""
+        if key.startswith("ext:") and key.endswith(".__call__"):
+            where = self.resolve(key[4:-len(".__call__")], module)
+            if where is not None and where[1] in self._classes.get(where[0], {}):
+                methods = self._methods(*where)
+                return [methods[m] for m in _ENTRY if m in methods][:1]
+        return self._node(module, key)
+
+    def _site_text(self, site: Tuple[str, str], reader: str) -> str:
+        """"`grad(...)` in `f` (pkg/losses.py:12)" as the module *reader* names it: *site* is
+        (module, the call@its 1-based line); the path starts at the project root, else at the
+        package the two modules share."""
+        module, where = site
+        text, _, line = where.rpartition("@")
+        path = self.modules.path_of(module) or module
+        other = self.modules.path_of(reader)
+        if os.path.isabs(path):
+            try:
+                base = self.root or os.path.dirname(os.path.commonpath([path, other or path]))
+                path = os.path.relpath(path, base)
+            except ValueError:  # another drive
+                pass
+        return f"{text} ({path.replace(os.sep, '/')}:{line})"
+
     def incoming(self) -> Tuple[Dict[Node, List[Tuple[Optional[Prov], ...]]], Dict[Node, Set[str]]]:
         """What other modules pass to each function, and who calls it ("module:caller")."""
         if self._incoming is not None:
@@ -347,6 +401,8 @@ class _Linker:
             )),
             callers=tuple(sorted((name, tuple(sorted(callers[(module, name)]))) for name in own if (module, name) in callers)),
             wanted=tuple(sorted(name for name in own if (module, name) in callers)),
+            second_order=tuple(sorted((name, tuple(self._site_text(site, module) for site in sites))
+                                      for name in own for sites in [self.second_order().get((module, name))] if sites)),
         )
 
     def _function_facts(self, node: Node, statuses: Dict[Node, str]) -> FunctionFacts:

@@ -64,6 +64,9 @@ class ModuleSummary:
     references: Tuple[str, ...] = ()
     star_imports: Tuple[str, ...] = ()
     public: Tuple[str, ...] = ()  # top-level names a star import of this module brings
+    #: (key, where): what a gradient of this module differentiates twice (second_order_paths.py),
+    #: with the gradient call as the messages of other modules name it (text and line).
+    second_order: Tuple[Tuple[Key, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,9 @@ class ProjectFacts:
     callers: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     #: This module's functions that other modules call: their summaries are wanted.
     wanted: Tuple[str, ...] = ()
+    #: This module's functions on a second-order path of another module: the gradient calls
+    #: putting them there ("`grad(..., create_graph=True)` in `f` (pkg/losses.py:12)").
+    second_order: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     _maps: Dict[str, Dict] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def _map(self, name: str) -> Dict:
@@ -101,6 +107,9 @@ class ProjectFacts:
 
     def callers_of(self, qualname: str) -> Tuple[str, ...]:
         return self._map("callers").get(qualname, ())
+
+    def second_order_sites(self, qualname: str) -> Tuple[str, ...]:
+        return self._map("second_order").get(qualname, ())
 
 
 NO_PROJECT = ProjectFacts()

@@ -1,0 +1,1 @@
+from .critic import Critic, Generator

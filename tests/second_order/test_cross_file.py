@@ -1,0 +1,54 @@
+"""Second-order paths across the files of a project (the project index): a gradient penalty in
+one module differentiates twice a critic defined in another, whose forward is inherited from a
+base class in a third, and a block re-exported through a package. The operations on that path
+are reported in their own files, naming the gradient call (file:line); a generator of the same
+project differentiated once only gets nothing. The project is checked the way a user does,
+``msport check DIR`` in a subprocess, once for the module."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECTS = Path(__file__).parent / "projects"
+LABEL = re.compile(r"#\s*(MS5\d\d|ok)\s*$")
+
+
+@pytest.fixture(scope="module")
+def gan_r1():
+    run = subprocess.run([sys.executable, "-m", "msport", "check", "gan_r1", "--format", "json", "--select", "MS5"],
+                         cwd=PROJECTS, capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def labels(root):
+    positives, negatives = set(), set()
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            match = LABEL.search(line)
+            if match and match.group(1) == "ok":
+                negatives.add((path.relative_to(PROJECTS).as_posix(), number))
+            elif match:
+                positives.add((path.relative_to(PROJECTS).as_posix(), number, match.group(1)))
+    return positives, negatives
+
+
+def test_the_ops_on_the_path_are_found_in_their_own_files_and_nothing_else(gan_r1):
+    positives, negatives = labels(PROJECTS / "gan_r1")
+    found = {(Path(f["path"]).as_posix(), f["line"], f["code"]) for f in gan_r1}
+    assert len(positives) >= 3 and len(negatives) >= 5
+    assert found == positives
+    assert not {(p, n) for p, n, _ in found} & negatives
+
+
+def test_the_message_names_the_gradient_call_in_the_other_file(gan_r1):
+    site_line = next(n for n, line in enumerate((PROJECTS / "gan_r1/train/penalty.py").read_text().splitlines(), 1)
+                     if "create_graph=True" in line)
+    remote = [f for f in gan_r1 if f["code"] == "MS501"]
+    assert {Path(f["path"]).as_posix() for f in remote} == {"gan_r1/nets/base.py", "gan_r1/nets/critic.py"}
+    for finding in remote:
+        assert f"`GANModel.r1_penalty` (gan_r1/train/penalty.py:{site_line})" in finding["message"]
