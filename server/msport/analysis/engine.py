@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from collections import deque
-from typing import Deque, List, Optional, Sequence, Tuple, Type
+from typing import Deque, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..knowledge.index import KnowledgeBase, default_knowledge, knowledge_for
 from ..knowledge.messages import listing, message
@@ -381,14 +381,22 @@ class Analyzer:
     def _finish(self, findings: List[Finding], source: Source, settings: Settings, path: Optional[str], context: ModuleContext) -> List[Finding]:
         file_codes = FileSuppressions.scan(source.text).codes
         kept: List[Finding] = []
+        # Decided once per code and per (code, severity), not once per finding: a large file has
+        # tens of thousands of findings of a few dozen codes, and per-file-ignores match paths.
+        enabled: Dict[str, bool] = {}
+        severities: Dict[Tuple[str, Severity], Severity] = {}
         for finding in findings:
-            if not settings.is_enabled(finding.code, path):
+            code = finding.code
+            on = enabled.get(code)
+            if on is None:
+                on = enabled[code] = settings.is_enabled(code, path) and not (file_codes and is_suppressed(code, file_codes))
+            if not on:
                 continue
-            if file_codes and is_suppressed(finding.code, file_codes):
+            if is_suppressed(code, line_suppressions(source.line(finding.span.start_line))):
                 continue
-            if is_suppressed(finding.code, line_suppressions(source.line(finding.span.start_line))):
-                continue
-            severity = settings.severity_for(finding.code, finding.severity)
+            severity = severities.get((code, finding.severity))
+            if severity is None:
+                severity = severities[(code, finding.severity)] = settings.severity_for(code, finding.severity)
             if severity != finding.severity:
                 finding = replace(finding, severity=severity)
             kept.append(finding)
