@@ -21,7 +21,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from msport.knowledge import default_knowledge  # noqa: E402
 from msport.knowledge.graph_mode import default_graph_mode  # noqa: E402
+from msport.knowledge.cards import code_card  # noqa: E402
+from msport.knowledge.messages import CHINESE  # noqa: E402
 from msport.knowledge.model import ApiRule, CodeInfo  # noqa: E402
+from msport.knowledge.rule_texts import in_language  # noqa: E402
 from rulegen.writer import file_for  # noqa: E402
 from support_docs import support_section  # noqa: E402
 
@@ -70,6 +73,16 @@ def code_page(info: CodeInfo, rules: List[ApiRule]) -> str:
             lines += ["Besides these, any public torch API in the torch 2.13 snapshot that no table lists and MindSpore "
                       "does not have under the same name is reported missing, as are private torch names.", ""]
     return HEADER + "\n".join(lines)
+
+
+def chinese_code_page(info: CodeInfo) -> str:
+    """The rule page in Simplified Chinese: the code's card in Chinese (what it finds, why, the
+    example, the fix: rules/codes' zh-CN texts, rules/messages/cards.toml's labels), then where
+    the measured tables are (on the English page: their cells are data, not prose)."""
+    *body, _link = code_card(info, CHINESE).split("\n\n")
+    body[0] = f"# {info.code} {info.name}"
+    return (HEADER + "\n\n".join(body) + "\n\n"
+            + f"各版本与后端的统计表和实测结果见[英文页面](../{info.code}.md)。[所有规则](README.md)\n")
 
 
 def _graph_mode_table(code: str) -> List[str]:
@@ -130,8 +143,14 @@ def render() -> Dict[str, str]:
     readme = ["# msport rules", "", "| code | name | severity | what it finds |", "| --- | --- | --- | --- |"]
     for code, info in sorted(knowledge.codes.items()):
         readme.append(f"| [{code}]({code}.md) | {info.name} | {info.severity} | {info.summary} |")
-    readme += ["", "[Every mapped PyTorch API, per version and backend](api-index.md)"]
+    readme += ["", "[Every mapped PyTorch API, per version and backend](api-index.md) · [简体中文](zh-CN/README.md)"]
     pages["README.md"] = HEADER + "\n".join(readme) + "\n"
+    pages.update({f"zh-CN/{code}.md": chinese_code_page(info) for code, info in sorted(knowledge.codes.items())})
+    chinese = ["# msport 规则", "", "| 代码 | 名称 | 默认严重程度 | 发现什么 |", "| --- | --- | --- | --- |"]
+    for code, info in sorted(knowledge.codes.items()):
+        chinese.append(f"| [{code}]({code}.md) | {info.name} | {info.severity} | {in_language(info.summary, CHINESE)} |")
+    chinese += ["", "[English](../README.md)"]
+    pages["zh-CN/README.md"] = HEADER + "\n".join(chinese) + "\n"
     return pages
 
 

@@ -113,7 +113,8 @@ def test_finding_card_takes_why_and_fix_from_the_rule_codes(tmp_path):
     shutil.copytree(rules_dir(), rules)
     (rules / "codes" / "zz_test.toml").write_text(
         '[[code]]\ncode = "MS299"\nname = "test-dynamic"\ncategory = "dynamic-shape"\nseverity = "warning"\n'
-        'summary = "A test code."\nwhy = "The output length follows the data"\nfix = "Use a fixed-size mask"\n'
+        'summary = "A test code."\nsummary_zh-CN = "测试代码。"\nwhy = "The output length follows the data"\n'
+        'why_zh-CN = "输出长度随数据变化"\nfix = "Use a fixed-size mask"\nfix_zh-CN = "使用固定大小的掩码"\n'
     )
     knowledge = load_knowledge(rules)
     assert not knowledge.problems
@@ -129,6 +130,11 @@ def test_finding_card_takes_why_and_fix_from_the_rule_codes(tmp_path):
     assert "**Why it matters on MindSpore:** The output length follows the data." in card
     assert "**Static alternative:** Use a fixed-size mask." in card
     assert RULE_PAGE.format(code="MS299") in card
+    chinese = finding_card(knowledge, finding, language="zh-CN")
+    assert chinese.startswith("**MS299 test-dynamic**（警告）")
+    assert "- 第 2 行：m is computed from x > 0 here" in chinese
+    assert "**对 MindSpore 的影响：** 输出长度随数据变化。" in chinese
+    assert "**静态替代写法：** 使用固定大小的掩码。" in chinese
     assert join_cards([card, None, "x"]) == card + SEPARATOR + "x"
     assert join_cards([None]) is None
 

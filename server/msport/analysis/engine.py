@@ -221,7 +221,7 @@ class Analyzer:
                 run.skipped_from = item.chunk.start
                 break
             if item.error is not None:
-                findings.append(self._syntax_finding(item, run.source))
+                findings.append(self._syntax_finding(item, run.source, settings.language))
                 continue
             key = (item.chunk.text, context_key, analysis_key)
             with self._lock:
@@ -341,8 +341,8 @@ class Analyzer:
             "Other statements and other checks are unaffected.",
         )
 
-    def _syntax_finding(self, item: ParsedChunk, source: Source) -> Finding:
-        rel_line, col, message = item.error
+    def _syntax_finding(self, item: ParsedChunk, source: Source, language: str) -> Finding:
+        rel_line, col, error = item.error
         line, col = source.clamp(item.chunk.start + rel_line, col)
         end = min(len(source.line(line)), col + 1)
         if end == col and col > 0:
@@ -355,7 +355,8 @@ class Analyzer:
             category=Category.SYNTAX_ERROR,
             severity=Severity(info.severity),
             span=Span(line, col, line, max(end, col)),
-            message=f"Syntax error: {message}{newer_syntax_note(message)}. msport skipped lines {item.chunk.start + 1}-{item.chunk.end} and checked the rest of the file.",
+            message=message("unchecked.syntax_error", language, error=error + newer_syntax_note(error), first=item.chunk.start + 1,
+                            last=item.chunk.end),
         )
 
     def _over_budget(self, source: Source, settings: Settings, first_unchecked: int) -> Finding:

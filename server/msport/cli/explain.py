@@ -8,6 +8,7 @@ from typing import Dict, List
 
 from ..knowledge import KnowledgeBase, default_knowledge
 from ..knowledge.cards import api_card, code_card
+from ..knowledge.messages import listing, message
 from .files import environment_settings, flag_of
 
 
@@ -25,23 +26,21 @@ def explain(name: str, flags: Dict[str, str]) -> int:
             print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
         return 2
     if name.upper() in knowledge.codes:
-        print(code_card(knowledge.codes[name.upper()]))
+        print(code_card(knowledge.codes[name.upper()], settings.language))
         return 0
-    card = api_card(knowledge, name, settings.version, settings.backend)
+    card = api_card(knowledge, name, settings.version, settings.backend, language=settings.language)
     if card is None:
         matches = _matches(knowledge, name)
         if len(matches) == 1:
-            card = api_card(knowledge, matches[0], settings.version, settings.backend)
+            card = api_card(knowledge, matches[0], settings.version, settings.backend, language=settings.language)
         elif matches:
-            shown = ", ".join(matches[:12]) + (f" and {len(matches) - 12} more" if len(matches) > 12 else "")
-            print(f"msport: {name} is ambiguous; give the qualified name: {shown}.", file=sys.stderr)
+            shown = listing(matches[:12], settings.language)
+            if len(matches) > 12:
+                shown = message("card.and_more", settings.language, shown=shown, count=len(matches) - 12)
+            print(message("cli.explain.ambiguous", settings.language, name=name, matches=shown), file=sys.stderr)
             return 1
     if card is None:
-        print(
-            f"msport: {name} is not an API msport knows. Give a qualified name such as torch.nn.GELU, "
-            "torch.Tensor.view or mindspore.ops.cat, or a rule code such as MS101.",
-            file=sys.stderr,
-        )
+        print(message("cli.explain.unknown", settings.language, name=name), file=sys.stderr)
         return 1
     print(card)
     return 0

@@ -54,6 +54,7 @@ def add_parsers(commands) -> None:
 
 
 def _model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", dest="language", metavar="LANG", help="language of msport's texts: en or zh-CN (default: from LC_ALL, LC_MESSAGES or LANG)")
     parser.add_argument("--class", dest="class_name", metavar="NAME", help="the model class (default: the one model class no other class of the file uses)")
     parser.add_argument("--args", metavar="JSON", help="constructor arguments: a JSON object of keywords or a JSON list, e.g. '{\"num_classes\": 10}'")
     parser.add_argument("--trust-checkpoint", action="store_true",
@@ -75,9 +76,24 @@ def _missing_package(exc: ImportError) -> int:
     return EXIT_ERROR
 
 
+def _speak(args: argparse.Namespace) -> bool:
+    """Set the language of the command's texts (--lang, else the terminal's locale); False, with
+    the error printed, when --lang names no language msport speaks."""
+    from ..weights.errors import LANGUAGE
+    from .files import environment_settings
+
+    settings = environment_settings().merged({"language": args.language} if args.language else {}, "command line")
+    for problem in settings.problems:
+        print(f"msport: error: --lang: {problem.message}", file=sys.stderr)
+    LANGUAGE.set(settings.language)
+    return not settings.problems
+
+
 def convert_weights(args: argparse.Namespace) -> int:
     from ..weights.errors import WeightsError
 
+    if not _speak(args):
+        return EXIT_ERROR
     _quiet_frameworks()
     try:
         from ..weights.convert import convert_weights as convert
@@ -112,6 +128,8 @@ def convert_weights(args: argparse.Namespace) -> int:
 def port_check(args: argparse.Namespace) -> int:
     from ..weights.errors import WeightsError
 
+    if not _speak(args):
+        return EXIT_ERROR
     _quiet_frameworks()
     try:
         from ..weights.modelfile import parse_arguments

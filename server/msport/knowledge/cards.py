@@ -1,8 +1,10 @@
 """Markdown cards about one API or one finding, for hover in the editor and ``msport explain``.
 
 Every line is a lookup in the rule data (rules/api, rules/codes) and in the snapshots of the
-real packages (rules/snapshots): nothing is inferred. The text stays ASCII and its tables are
-padded, so the same Markdown reads well in a hover popup and in a plain terminal.
+real packages (rules/snapshots): nothing is inferred. Its labels and sentences are texts of the
+catalogue (rules/messages/cards.toml) and a rule page's texts are read in the user's language
+(rules/codes); the English stays ASCII and the tables are padded, so the same Markdown reads
+well in a hover popup and in a plain terminal.
 
 A card opens with what to do (use this target, mind this difference, port it this way), then
 the facts behind it. In the editor a card is cut to ``HOVER_LIMIT`` characters by leaving out
@@ -12,24 +14,25 @@ says where the rest is; ``msport explain`` prints it whole.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence
 
 from .api_history import ApiHistory, default_history
 from .index import KnowledgeBase
-from .messages import DEFAULT_LANGUAGE, message
+from .messages import CHINESE, DEFAULT_LANGUAGE, listing, message, sentences
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
-from .support_cards import support_blocks
+from .rule_texts import in_language
+from .support_cards import markdown_table, support_blocks
 
 RULE_PAGE = "https://github.com/msport-dev/msport/blob/main/docs/rules/{code}.md"
+#: The rule page of a code in each language (tools/gen_rule_docs.py writes the Chinese ones).
+RULE_PAGES = {DEFAULT_LANGUAGE: RULE_PAGE, CHINESE: "https://github.com/msport-dev/msport/blob/main/docs/rules/zh-CN/{code}.md"}
 MAPPING_TABLE = "https://www.mindspore.cn/docs/en/master/note/api_mapping/pytorch_api_mapping.html"
 _CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
 _BACKENDS = (("ascend", "Ascend"), ("gpu", "GPU"), ("cpu", "CPU"))
-_STATUS_TEXT = {
-    "equivalent": "the port is a rename",
-    "divergent": "same role, different behaviour",
-    "missing": "no counterpart",
-}
+#: Chinese characters: a text written in Chinese (a note may still be English in a Chinese card).
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 SEPARATOR = "\n\n---\n\n"
 #: Characters of Markdown a hover card may take; past it the least needed blocks are left out.
 HOVER_LIMIT = 1400
@@ -66,25 +69,21 @@ def _v(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def _where(version: Version, backend: str) -> str:
-    return f"MindSpore {_v(version)} on {dict(_BACKENDS)[backend]}"
+def _where(version: Version, backend: str, language: str = DEFAULT_LANGUAGE) -> str:
+    return message("card.where", language, version=_v(version), backend=dict(_BACKENDS)[backend])
 
 
-def _sentence(text: str) -> str:
-    """Rule notes are written as clauses; a card shows them as sentences (code stays as is)."""
-    text = text.strip().rstrip(".")
+def _sentence(text: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """Rule notes are written as clauses; a card shows them as sentences (code stays as is). A
+    text keeps the punctuation of the language it is written in: a Chinese one ends with a
+    full-width stop, an English one (a note not yet translated) with a full stop."""
+    text = text.strip().rstrip(".。")
+    if language == CHINESE and _CJK.search(text):
+        return text + "。"
     first = text.split(" ", 1)[0]
     if first.isalpha() and first.islower() and first != "msport":  # the tool's name stays as it is spelled
         text = text[:1].upper() + text[1:]
     return text + "."
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> List[str]:
-    """A Markdown table whose columns line up in a terminal too."""
-    rows = [list(header)] + [list(r) for r in rows]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return [line(rows[0]), "| " + " | ".join("-" * w for w in widths) + " |", *(line(r) for r in rows[1:])]
 
 
 def _params(entry) -> str:
@@ -92,7 +91,14 @@ def _params(entry) -> str:
     return ", ".join(params)
 
 
-def _signature(history: ApiHistory, name: str, version: Optional[Version], label: str) -> Optional[str]:
+def _and_more(items: Sequence[str], shown: int, language: str) -> str:
+    """The first *shown* of *items* listed, and how many more there are."""
+    text = listing(items[:shown], language)
+    return message("card.and_more", language, shown=text, count=len(items) - shown) if len(items) > shown else text
+
+
+def _signature(history: ApiHistory, name: str, version: Optional[Version], label: str,
+               language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """How to call *name*: every overload its docstring states (rules/snapshots/overloads-*),
     as written there, defaults included; else the snapshot's parameter names."""
     entry = history.entry(name, version) if version is not None else history.entry(name)
@@ -103,187 +109,205 @@ def _signature(history: ApiHistory, name: str, version: Optional[Version], label
         where, signatures = overloads
         if version is not None and where != version:
             label = label.replace(f" {_v(version)}", f" {_v(where)}")  # the release the docstring was read from
-        return f"{label} " + " or ".join(f"`{s}`" for s in signatures)
+        return f"{label} " + message("card.overload_separator", language).join(f"`{s}`" for s in signatures)
     if entry[1] is None:
         return None
     short = name.rsplit(".", 1)[-1]
     return f"{label} `{short}({_params(entry)})`"
 
 
-def _versions_line(history: ApiHistory, name: str) -> Optional[str]:
+def _versions_line(history: ApiHistory, name: str, language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """Where the real MindSpore snapshots have *name*, and how its parameters changed."""
     snaps = history.snapshots("mindspore")
     if not snaps:
         return None
+    covered = listing([_v(s.version) for s in snaps], language)
     present = history.present_in(name)
     if not present:
-        covered = ", ".join(_v(s.version) for s in snaps)
-        return f"**Versions:** `{name}` is in none of msport's snapshots of MindSpore ({covered})."
+        return message("card.versions_none", language, name=name, covered=covered)
     if len(present) == len(snaps):
-        text = f"**Versions:** in MindSpore {_v(present[0])}-{_v(present[-1])} (every snapshot)"
+        text = message("card.versions_every", language, first=_v(present[0]), last=_v(present[-1]))
     else:
-        text = f"**Versions:** in MindSpore {', '.join(_v(v) for v in present)} (snapshots of {', '.join(_v(s.version) for s in snaps)})"
+        text = message("card.versions_some", language, present=listing([_v(v) for v in present], language), covered=covered)
     changes = []
     for change in history.changes(name):
         if change.what == "parameters":
-            changes.append(f"parameters changed in {_v(change.version)}: ({_params(('', change.before))}) -> ({_params(('', change.after))})")
+            changes.append(message("card.change_parameters", language, version=_v(change.version),
+                                   before=_params(("", change.before)), after=_params(("", change.after))))
         else:
-            changes.append(f"{change.what} in {_v(change.version)}")
-    text += "; " + "; ".join(changes) + "." if changes else ", parameters unchanged."
-    return text
+            changes.append(message("card.change_other", language, what=change.what, version=_v(change.version)))
+    if changes:
+        return text + message("card.versions_changed", language, changes=message("card.signature_separator", language).join(changes))
+    return text + message("card.versions_unchanged", language)
 
 
-_BASIS = {
-    "tables": "the official mapping tables, checked against the real packages",
-    "curated": "written and checked by msport's maintainers",
-    "inferred": "inferred by msport from the snapshots of the real packages; no official table lists it",
-}
+#: The catalogue key of each word a card uses for a verdict, a severity, a rule's basis.
+_STATUS_WORD = {"equivalent": "card.status_equivalent", "divergent": "card.status_divergent", "missing": "card.status_missing"}
+_STATE_WORD = {"equivalent": "card.state_equivalent", "divergent": "card.state_divergent", "missing": "card.state_missing"}
+_SEVERITY_WORD = {"error": "card.severity_error", "warning": "card.severity_warning", "info": "card.severity_info", "hint": "card.severity_hint"}
+_BASIS = {"tables": "card.basis_tables", "curated": "card.basis_curated", "inferred": "card.basis_inferred"}
 
 
-def _targets_table(rule: ApiRule) -> List[str]:
+def _state(status: str, language: str) -> str:
+    return message(_STATE_WORD[status], language) if status in _STATE_WORD else status
+
+
+def _targets_table(rule: ApiRule, language: str = DEFAULT_LANGUAGE) -> List[str]:
     rows = []
+    yes, no = message("card.table_yes", language), message("card.table_no", language)
     for target in rule.targets:
         if not target.mindspore:
             continue
         status = target.status or rule.status
-        rows.append([f"`{target.mindspore}`", _span(target), status, *("yes" if key in target.backends else "no" for key, _ in _BACKENDS)])
+        rows.append([f"`{target.mindspore}`", _span(target), _state(status, language), *(yes if key in target.backends else no for key, _ in _BACKENDS)])
     if not rows:
         return []
-    table = _table(["MindSpore target", "versions", "status", *(label for _, label in _BACKENDS)], rows)
+    header = [message(key, language) for key in ("card.table_target", "card.table_versions", "card.table_status")]
+    table = markdown_table([*header, *(label for _, label in _BACKENDS)], rows)
     if any("cpu" not in t.backends for t in rule.targets if t.mindspore):
         # Say what "no" stands on: mint.diff runs in PyNative on CPU, but not compiled.
         table.append("")
-        table.append("CPU `no`: msport ran the target on MindSpore 2.10's CPU backend and it found no kernel, "
-                     "in PyNative or compiled (graph mode, msport's default).")
+        table.append(message("card.table_cpu_no", language))
     return table
 
 
-def _other_targets(rule: ApiRule, chosen: Optional[str]) -> List[str]:
+def _other_targets(rule: ApiRule, chosen: Optional[str], language: str = DEFAULT_LANGUAGE) -> List[str]:
     """What differs for the targets not chosen for this version and backend."""
     lines = []
     for target in rule.targets:
         if not target.mindspore or target.mindspore == chosen or not (target.note or target.consequence):
             continue
-        text = f"- `{target.mindspore}` ({_span(target)}, {target.status or rule.status})"
+        text = message("card.other_target", language, target=target.mindspore, versions=_span(target),
+                       state=_state(target.status or rule.status, language))
         if target.note:
-            text += f": {_sentence(target.note)}"
+            text += f": {_sentence(target.note, language)}"
         if target.consequence:
-            text += f" Measured: {_sentence(target.consequence)}"
+            text += message("card.other_measured", language, text=_sentence(target.consequence, language))
         lines.append(text)
     return lines
 
 
-def _links(verdict_diff: Optional[str], code: str) -> str:
-    links = [f"[Official differences]({verdict_diff})"] if verdict_diff else []
-    links.append(f"[msport rule {code}]({RULE_PAGE.format(code=code)})")
+def _rule_link(code: str, language: str) -> str:
+    return message("card.rule_link", language, code=code, url=RULE_PAGES.get(language, RULE_PAGE).format(code=code))
+
+
+def _links(verdict_diff: Optional[str], code: str, language: str = DEFAULT_LANGUAGE) -> str:
+    links = [message("card.official_diff", language, url=verdict_diff)] if verdict_diff else []
+    links.append(_rule_link(code, language))
     return " | ".join(links)
 
 
-def _action(verdict: Verdict, version: Version, backend: str, said: Sequence[str] = ()) -> str:
+def _action(verdict: Verdict, version: Version, backend: str, said: Sequence[str] = (), language: str = DEFAULT_LANGUAGE) -> str:
     """The card's first paragraph: the verdict here and what to do about it. A note that one of
     *said* (the diagnostics the editor shows above the card) already says is not repeated."""
-    status = f"**{verdict.status.capitalize()}** in {_where(version, backend)}"
-    note = _sentence(verdict.note) if verdict.note else ""
-    if note and any(verdict.note.strip().rstrip(".") in message for message in said):
-        note = "What differs is said above." if verdict.status == "divergent" else ""
+    where = {"status": message(_STATUS_WORD[verdict.status], language), "where": _where(version, backend, language)}
+    note = _sentence(verdict.note, language) if verdict.note else ""
+    if note and any(verdict.note.strip().rstrip(".") in said_text for said_text in said):
+        note = message("card.action_said_above", language) if verdict.status == "divergent" else ""
     if verdict.status == "equivalent":
-        return f"{status}: use `{verdict.mindspore}`; the port is a rename." + (f" {note}" if note else "")
+        return sentences([message("card.action_equivalent", language, target=verdict.mindspore, **where), note], language)
     if verdict.status == "divergent":
-        return f"{status}: use `{verdict.mindspore}` with care. {note or 'The official differences page says what differs.'}"
+        return sentences([message("card.action_divergent", language, target=verdict.mindspore, **where),
+                          note or message("card.action_see_diff", language)], language)
     if verdict.available_elsewhere:
-        text = f"{status}: it exists as {verdict.available_elsewhere}; change target-version or backend, or port it with the APIs this release has."
-        return text + (f" {note}" if note else "")
-    return f"{status}: {note}" if note else f"{status}: no counterpart."
+        return sentences([message("card.action_elsewhere", language, elsewhere=verdict.available_elsewhere, **where), note], language)
+    if note:
+        return message("card.action_missing_note", language, note=note, **where)
+    return message("card.action_missing", language, **where)
 
 
-def _same_name_elsewhere(history: ApiHistory, torch_name: str, version: Version) -> Optional[str]:
+def _same_name_elsewhere(history: ApiHistory, torch_name: str, version: Version, language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """MindSpore APIs of the release that share the torch API's last name (a lookup in its
     snapshot): where to look first when the tables list no counterpart."""
     found = history.same_short_name("mindspore", torch_name.rsplit(".", 1)[-1], version)
     if not found:
         return None
-    shown = ", ".join(f"`{n}`" for n in found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
-    return f"**Same name in MindSpore {_v(version)}:** {shown} (not judged equivalent: check what each computes)."
+    shown = _and_more([f"`{n}`" for n in found], 4, language)
+    return message("card.same_name", language, version=_v(version), names=shown)
 
 
 def _torch_card(history: ApiHistory, verdict: Verdict, version: Version, backend: str, spelled: Optional[str],
-                limit: Optional[int] = None, said: Sequence[str] = (), support: Sequence[str] = ()) -> str:
+                limit: Optional[int] = None, said: Sequence[str] = (), support: Sequence[str] = (),
+                language: str = DEFAULT_LANGUAGE) -> str:
     name = verdict.torch
-    target = f"**`{verdict.mindspore}`**" if verdict.mindspore else "no MindSpore counterpart"
-    title = f"**`{name}`** -> {target}"
+    target = f"**`{verdict.mindspore}`**" if verdict.mindspore else message("card.no_counterpart", language)
+    title = message("card.title", language, name=name, target=target)
     if spelled and spelled != name and spelled != name.rsplit(".", 1)[-1]:
-        title += f" (written `{spelled}` here)"
-    blocks: List[Block] = [Block(title), Block(_action(verdict, version, backend, said))]
+        title += message("card.written_here", language, spelled=spelled)
+    blocks: List[Block] = [Block(title), Block(_action(verdict, version, backend, said, language))]
     if verdict.consequence:
-        blocks.append(Block(f"**Measured:** {_sentence(verdict.consequence)}"))
+        blocks.append(Block(message("card.measured", language, text=_sentence(verdict.consequence, language))))
     renames = [f"`{t}` -> `{m}`" for t, m in verdict.renames if t != m]
     if renames:
-        blocks.append(Block("**Parameters renamed:** " + ", ".join(renames)))
+        blocks.append(Block(message("card.renamed", language, renames=listing(renames, language))))
     if verdict.rule.torch_removed:
-        blocks.append(Block(f"**Not in the current torch release:** {_sentence(verdict.rule.torch_removed)}"))
+        blocks.append(Block(message("card.torch_removed", language, text=_sentence(verdict.rule.torch_removed, language))))
     if verdict.status == "missing" and not verdict.available_elsewhere:
-        same = _same_name_elsewhere(history, name, version)
+        same = _same_name_elsewhere(history, name, version, language)
         if same:
             blocks.append(Block(same))
     signatures = [s for s in (
-        _signature(history, name, None, "PyTorch"),
-        _signature(history, verdict.mindspore, version, f"MindSpore {_v(version)}") if verdict.mindspore else None,
+        _signature(history, name, None, "PyTorch", language),
+        _signature(history, verdict.mindspore, version, f"MindSpore {_v(version)}", language) if verdict.mindspore else None,
     ) if s]
     if signatures:
-        blocks.append(Block("**Signatures:** " + "; ".join(signatures)))
+        blocks.append(Block(message("card.signatures", language, signatures=message("card.signature_separator", language).join(signatures))))
     if verdict.mindspore and history.snapshot("mindspore", version) and history.entry(verdict.mindspore, version) is None:
-        blocks.append(Block(f"**Check:** `{verdict.mindspore}` is not in msport's snapshot of MindSpore {_v(version)}."))
+        blocks.append(Block(message("card.not_in_snapshot", language, target=verdict.mindspore, version=_v(version))))
     if verdict.rule.basis in _BASIS:
-        blocks.append(Block(f"**Source:** {_BASIS[verdict.rule.basis]}.", optional=True))
-    table = _targets_table(verdict.rule)
+        blocks.append(Block(message("card.source", language, basis=message(_BASIS[verdict.rule.basis], language)), optional=True))
+    table = _targets_table(verdict.rule, language)
     if table:
         blocks.append(Block("\n".join(table), optional=True))
-    others = _other_targets(verdict.rule, verdict.mindspore)
+    others = _other_targets(verdict.rule, verdict.mindspore, language)
     if others:
-        blocks.append(Block("**Other targets:**\n" + "\n".join(others), optional=True))
+        blocks.append(Block(message("card.other_targets", language) + "\n" + "\n".join(others), optional=True))
     if verdict.mindspore:
-        line = _versions_line(history, verdict.mindspore)
+        line = _versions_line(history, verdict.mindspore, language)
         if line:
             blocks.append(Block(line, optional=True))
     # Second-order and sparse support (support_cards.py): left out first when the card is cut.
     blocks.extend(Block(text, optional=True) for text in support)
     code = _CODES[verdict.status]
-    blocks.append(Block(_links(verdict.diff, code)))
-    return _fit(blocks, limit, _more(name))
+    blocks.append(Block(_links(verdict.diff, code, language)))
+    return _fit(blocks, limit, _more(name, language))
 
 
 def _more(name: str, language: str = DEFAULT_LANGUAGE) -> str:
     return message("card.more", language, name=name)
 
 
-def _mindspore_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, rules: Sequence[ApiRule], version: Version, backend: str) -> Optional[str]:
+def _mindspore_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, rules: Sequence[ApiRule], version: Version, backend: str,
+                    language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     entry = history.entry(name, version) or history.entry(name)
     if entry is not None and entry[0] == "module":
         return None
-    kind = f", {entry[0]}" if entry else ""
-    blocks: List[str] = [f"**`{name}`** (MindSpore API{kind})"]
+    heading = message("card.mindspore_heading", language, name=name, kind=entry[0]) if entry else message("card.mindspore_heading_plain", language, name=name)
+    blocks: List[str] = [heading]
     if rules:
         items = []
         for rule in rules:
             verdict = knowledge.verdict(rule.torch, version, backend)
             if verdict is not None and verdict.mindspore == name:
-                items.append(f"- `{rule.torch}`: {verdict.status} in {_where(version, backend)}")
+                items.append(message("card.counterpart_here", language, torch=rule.torch, state=_state(verdict.status, language),
+                                     where=_where(version, backend, language)))
             else:
-                elsewhere = verdict.mindspore if verdict is not None and verdict.mindspore else "nothing"
-                spans = ", ".join(_span(t) for t in rule.targets if t.mindspore == name)
-                items.append(f"- `{rule.torch}`: maps here in MindSpore {spans}; to `{elsewhere}` in {_where(version, backend)}")
-        blocks.append("**Counterpart of:**\n" + "\n".join(items))
+                elsewhere = verdict.mindspore if verdict is not None and verdict.mindspore else message("card.counterpart_nothing", language)
+                spans = listing([_span(t) for t in rule.targets if t.mindspore == name], language)
+                items.append(message("card.counterpart_elsewhere", language, torch=rule.torch, spans=spans, elsewhere=elsewhere,
+                                     where=_where(version, backend, language)))
+        blocks.append(message("card.counterpart_of", language) + "\n" + "\n".join(items))
     else:
-        blocks.append("No PyTorch API in msport's rules maps to it.")
-    signature = _signature(history, name, version, f"MindSpore {_v(version)}")
+        blocks.append(message("card.no_torch_maps_here", language))
+    signature = _signature(history, name, version, f"MindSpore {_v(version)}", language)
     if signature:
-        blocks.append("**Signature:** " + signature)
-    line = _versions_line(history, name)
+        blocks.append(message("card.signature", language, signature=signature))
+    line = _versions_line(history, name, language)
     if line:
         blocks.append(line)
     codes = sorted({_CODES[knowledge.verdict(r.torch, version, backend).status] for r in rules})
     if codes:
-        blocks.append(" | ".join(f"[msport rule {c}]({RULE_PAGE.format(code=c)})" for c in codes))
+        blocks.append(" | ".join(_rule_link(c, language) for c in codes))
     return "\n\n".join(blocks)
 
 
@@ -291,34 +315,30 @@ def _span(target: Target) -> str:
     return _v(target.first) if target.first == target.last else f"{_v(target.first)}-{_v(target.last)}"
 
 
-def _absent_card(history: ApiHistory, name: str, version: Version) -> Optional[str]:
+def _absent_card(history: ApiHistory, name: str, version: Version, language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """A MindSpore name the snapshot of the configured version does not have."""
     parent = name.rsplit(".", 1)[0]
     snap = history.snapshot("mindspore", version)
     if snap is None or parent not in snap.modules and parent not in snap.apis:
         return None
-    text = f"**`{name}`** is not in the public API of MindSpore {_v(version)} (msport's snapshot of the released package)."
     present = history.present_in(name)
-    if present:
-        text += f" It exists in MindSpore {', '.join(_v(v) for v in present)}: check target-version."
-    else:
-        text += " Check the spelling, or whether it is private."
-    return text
+    then = (message("card.absent_elsewhere", language, present=listing([_v(v) for v in present], language)) if present
+            else message("card.absent_nowhere", language))
+    return sentences([message("card.absent", language, name=name, version=_v(version)), then], language)
 
 
-def _unjudged_card(history: ApiHistory, name: str, version: Version) -> Optional[str]:
+def _unjudged_card(history: ApiHistory, name: str, version: Version, language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """A real torch API (in the snapshot of torch) that msport has no rule for yet."""
     entry = history.entry(name)
     if entry is None or entry[0] == "module":
         return None
     blocks = [
-        f"**`{name}`** (PyTorch API, {entry[0]})",
-        f"msport has no mapping rule for it yet, so it is not judged for MindSpore {_v(version)}. "
-        f"Look it up in the [official PyTorch-MindSpore mapping table]({MAPPING_TABLE}).",
+        message("card.unjudged_heading", language, name=name, kind=entry[0]),
+        message("card.unjudged", language, version=_v(version), url=MAPPING_TABLE),
     ]
-    signature = _signature(history, name, None, "PyTorch")
+    signature = _signature(history, name, None, "PyTorch", language)
     if signature:
-        blocks.append("**Signature:** " + signature)
+        blocks.append(message("card.signature", language, signature=signature))
     return "\n\n".join(blocks)
 
 
@@ -331,8 +351,10 @@ def api_card(
     spelled: Optional[str] = None,
     limit: Optional[int] = None,
     said: Sequence[str] = (),
+    language: str = DEFAULT_LANGUAGE,
 ) -> Optional[str]:
-    """A card for a torch API (its verdict) or a MindSpore API (the torch APIs mapping to it).
+    """A card for a torch API (its verdict) or a MindSpore API (the torch APIs mapping to it),
+    in *language*.
 
     None for names that are not APIs of either package (modules included). *spelled* is how
     the code writes the name (an alias such as ``msel``), shown when it differs. *limit*: at
@@ -340,47 +362,62 @@ def api_card(
     messages the editor shows above the card (VS Code puts the diagnostics there), not repeated.
     """
     history = history if history is not None else default_history()
-    support = support_blocks(knowledge, name, version, backend)
+    support = support_blocks(knowledge, name, version, backend, language)
     verdict = knowledge.verdict(name, version, backend)
     if verdict is not None:
-        return _torch_card(history, verdict, version, backend, spelled, limit, said, support)
-    card = _api_card(knowledge, history, name, version, backend)
+        return _torch_card(history, verdict, version, backend, spelled, limit, said, support, language)
+    card = _api_card(knowledge, history, name, version, backend, language)
     if not support:
         return card
     return "\n\n".join(([card] if card else [f"**`{name}`**"]) + support)
 
 
-def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str) -> Optional[str]:
+def _api_card(knowledge: KnowledgeBase, history: ApiHistory, name: str, version: Version, backend: str,
+              language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """The card of a name with no verdict: a MindSpore API, or a torch API msport does not judge."""
     framework = knowledge.tensors.framework_of(name)
     if framework == "mindspore":
         rules = knowledge.torch_rules_for(name)
         if rules or history.entry(name) is not None:
-            return _mindspore_card(knowledge, history, name, rules, version, backend)
-        return _absent_card(history, name, version)
+            return _mindspore_card(knowledge, history, name, rules, version, backend, language)
+        return _absent_card(history, name, version, language)
     if framework == "torch":
-        return _unjudged_card(history, name, version)
+        return _unjudged_card(history, name, version, language)
     return None
 
 
-def code_card(info: CodeInfo) -> str:
-    """What a rule code finds, why it matters, and what to do."""
-    blocks = [f"**{info.code} {info.name}** ({info.severity})", _sentence(info.summary), f"**Why it matters on MindSpore:** {_sentence(info.why)}"]
+def _heading(code: str, name: str, severity: str, language: str) -> str:
+    return message("card.code_heading", language, code=code, name=name, severity=message(_SEVERITY_WORD[severity], language))
+
+
+def _fix_key(info: Optional[CodeInfo]) -> str:
+    """The label of a rule's way out: a static alternative for a dynamic-shape rule, else a fix."""
+    return "card.static_alternative" if info is not None and info.category == "dynamic-shape" else "card.fix"
+
+
+def code_card(info: CodeInfo, language: str = DEFAULT_LANGUAGE) -> str:
+    """What a rule code finds, why it matters, and what to do, in *language*."""
+    blocks = [
+        _heading(info.code, info.name, info.severity, language),
+        _sentence(in_language(info.summary, language), language),
+        message("card.why", language, why=_sentence(in_language(info.why, language), language)),
+    ]
     if info.example:
-        blocks.append("**Example:**\n\n```python\n" + info.example.rstrip() + "\n```")
+        blocks.append(message("card.example", language) + "\n\n```python\n" + info.example.rstrip() + "\n```")
     if info.use_instead:
-        blocks.append("**Use instead:**\n\n```python\n" + info.use_instead.rstrip() + "\n```")
+        blocks.append(message("card.use_instead", language) + "\n\n```python\n" + info.use_instead.rstrip() + "\n```")
     if info.fix:
-        label = "Static alternative" if info.category == "dynamic-shape" else "Fix"
-        blocks.append(f"**{label}:** {_sentence(info.fix)}")
-    blocks.append(f"[msport rule {info.code}]({RULE_PAGE.format(code=info.code)})")
+        blocks.append(message(_fix_key(info), language, fix=_sentence(in_language(info.fix, language), language)))
+    blocks.append(_rule_link(info.code, language))
     return "\n\n".join(blocks)
 
 
-def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None, with_message: bool = True) -> str:
+def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None, with_message: bool = True,
+                 language: str = DEFAULT_LANGUAGE) -> str:
     """One finding under the cursor (e.g. a dynamic-shape one): what to do first (the static
     alternative or fix), then the message and where its values come from, then the rule's why
-    when the message does not explain it already.
+    when the message does not explain it already, in *language* (the finding's message is
+    already in it).
 
     Messages of some families end with the alternative fitted to this place ("Static
     alternative: ...") after explaining the mechanism and its cost on MindSpore: for those the
@@ -388,25 +425,29 @@ def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None,
     page, so no paragraph is said twice. *with_message* false: the editor shows the message
     above the card (VS Code's hover does), so the card leaves it out."""
     info: Optional[CodeInfo] = knowledge.codes.get(finding.code)
-    name = f" {info.name}" if info else ""
-    label = "Static alternative" if info is not None and info.category == "dynamic-shape" else "Fix"
+    key = _fix_key(info)
+    # The label checks/dynamic_shape.py writes before the alternative it fits to the place (in
+    # English: that check does not take the language yet).
+    label = "Static alternative" if key == "card.static_alternative" else "Fix"
     text, _, fitted = finding.message.partition(f" {label}: ")
-    blocks: List[Block] = [Block(f"**{finding.code}{name}** ({finding.severity.value})")]
+    heading = _heading(finding.code, info.name, finding.severity.value, language) if info else \
+        f"**{finding.code}** ({message(_SEVERITY_WORD[finding.severity.value], language)})"
+    blocks: List[Block] = [Block(heading)]
     if fitted:
-        blocks.append(Block(f"**{label}:** {_sentence(fitted)}"))
+        blocks.append(Block(message(key, language, fix=_sentence(fitted, language))))
     elif info is not None and info.fix:
-        blocks.append(Block(f"**{label}:** {_sentence(info.fix)}"))
+        blocks.append(Block(message(key, language, fix=_sentence(in_language(info.fix, language), language))))
     if with_message:
-        blocks.append(Block(_sentence(text)))
+        blocks.append(Block(_sentence(text, language)))
     if finding.related:
-        blocks.append(Block("\n".join(f"- line {r.span.start_line + 1}: {r.message}" for r in finding.related)))
+        blocks.append(Block("\n".join(message("card.related", language, line=r.span.start_line + 1, message=r.message) for r in finding.related)))
     if info is not None and not fitted:
-        blocks.append(Block(f"**Why it matters on MindSpore:** {_sentence(info.why)}", optional=True))
+        blocks.append(Block(message("card.why", language, why=_sentence(in_language(info.why, language), language)), optional=True))
     if info is not None and info.use_instead:
         # What compiles instead, next to what was found (the rule page's pair).
-        blocks.append(Block("**Example that compiles:**\n\n```python\n" + info.use_instead.rstrip() + "\n```"))
-    blocks.append(Block(f"[msport rule {finding.code}]({RULE_PAGE.format(code=finding.code)})"))
-    return _fit(blocks, limit, _more(finding.code))
+        blocks.append(Block(message("card.example_compiles", language) + "\n\n```python\n" + info.use_instead.rstrip() + "\n```"))
+    blocks.append(Block(_rule_link(finding.code, language)))
+    return _fit(blocks, limit, _more(finding.code, language))
 
 
 def join_cards(cards: Iterable[Optional[str]]) -> Optional[str]:

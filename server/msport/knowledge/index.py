@@ -11,7 +11,8 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .shared import load_once
 from . import cache
-from .loader import RuleFileError, RuleProblem, file_problem, load_api_rules, load_codes, read_toml, rules_dir
+from .codes import load_codes
+from .loader import RuleFileError, RuleProblem, file_problem, load_api_rules, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
 from .search import internal_note, missing_note

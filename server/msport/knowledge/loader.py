@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ..regular_files import read_regular_file
 from . import toml
-from .model import ALL_BACKENDS, STATUSES, ApiRule, CodeInfo, Target, Version
+from .model import ALL_BACKENDS, STATUSES, ApiRule, Target, Version
 
 SEVERITIES = ("error", "warning", "info", "hint")
 CATEGORIES = ("missing-api", "divergent-api", "equivalent-api", "dynamic-shape", "graph-mode", "replacement", "second-order", "sparse", "syntax-error", "config")
@@ -152,28 +152,6 @@ def entries(tables: List[Any], file: str, kind: str, key: str, problems: List[Ru
             problems.append(RuleProblem(file, label, "", "expected a table"))
             continue
         yield _Entry(table, file, label, problems)
-
-
-def load_codes(path: Path, problems: List[RuleProblem]) -> Dict[str, CodeInfo]:
-    data = read_toml(path)
-    codes: Dict[str, CodeInfo] = {}
-    for entry in entries(data.get("code", []), path.name, "code", "code", problems):
-        entry.unknown_fields(("code", "name", "category", "severity", "summary", "why", "example", "fix", "use_instead"))
-        code = entry.text("code", required=True)
-        fields = {
-            "name": entry.text("name", required=True),
-            "category": entry.text("category", required=True, choices=CATEGORIES),
-            "severity": entry.text("severity", required=True, choices=SEVERITIES),
-            "summary": entry.text("summary", required=True),
-            "why": entry.text("why", required=True),
-        }
-        if code in codes:
-            entry.problem("code", f"duplicate code {code}")
-            continue
-        if code and all(fields.values()):
-            codes[code] = CodeInfo(code=code, example=entry.table.get("example", ""), fix=entry.table.get("fix", ""),
-                                   use_instead=entry.table.get("use_instead", ""), **fields)
-    return codes
 
 
 _API_FIELDS = (

@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from .loader import RuleFileError, RuleProblem, entries, file_problem, read_toml, rules_dir
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import SUFFIXES as _TRANSLATIONS, RuleText, in_language, read_texts
 from .shared import load_once
+
+#: The field-name endings of the translations of a text (message_zh-CN).
+SUFFIXES = tuple(suffix for _, suffix in _TRANSLATIONS)
 
 FILE_NAME = "weights.toml"
 #: How a PyTorch value is reshaped into a MindSpore parameter (see ``msport.weights.mapping``).
@@ -48,12 +53,12 @@ class LayerWeights:
 class WeightRules:
     layers: Dict[str, LayerWeights] = field(default_factory=dict)  # by qualified MindSpore class
     containers: Tuple[str, ...] = ()
-    messages: Dict[str, str] = field(default_factory=dict)
+    messages: Dict[str, RuleText] = field(default_factory=dict)
     problems: Tuple[RuleProblem, ...] = ()
 
-    def message(self, key: str, **values) -> str:
-        """The message *key* of rules/weights.toml with its placeholders filled."""
-        return self.messages[key].format(**values)
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE, **values) -> str:
+        """The message *key* of rules/weights.toml in *language*, with its placeholders filled."""
+        return in_language(self.messages[key], language).format(**values)
 
 
 def load_weight_rules(directory: Optional[Path] = None) -> WeightRules:
@@ -88,11 +93,10 @@ def load_weight_rules(directory: Optional[Path] = None) -> WeightRules:
     if not isinstance(containers, list) or not all(isinstance(c, str) for c in containers):
         problems.append(RuleProblem(FILE_NAME, "checkpoint", "containers", "expected a list of key names"))
         containers = []
-    messages = data.get("messages", {})
-    if not isinstance(messages, Mapping) or not all(isinstance(v, str) and v for v in messages.values()):
-        problems.append(RuleProblem(FILE_NAME, "messages", "", "expected a table of non-empty strings"))
-        messages = {}
-    return WeightRules(layers, tuple(containers), dict(messages), tuple(problems))
+    table = data.get("messages", {})
+    keys = [key for key in table if not key.endswith(SUFFIXES)] if isinstance(table, Mapping) else []
+    messages = read_texts(table, FILE_NAME, "[messages]", keys, problems)
+    return WeightRules(layers, tuple(containers), messages, tuple(problems))
 
 
 def _string_table(entry, key: str) -> Tuple[Tuple[str, str], ...]:

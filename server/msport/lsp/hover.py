@@ -21,6 +21,7 @@ from ..analysis.settings import Settings
 from ..knowledge.api_history import ApiHistory, default_history
 from ..knowledge.cards import HOVER_LIMIT, api_card, finding_card, join_cards
 from ..knowledge.index import KnowledgeBase
+from ..knowledge.messages import message
 from . import jedi_fallback
 
 #: Categories whose findings the API card already explains (or the diagnostic says all).
@@ -35,8 +36,9 @@ def _local_cards(knowledge: KnowledgeBase, result: AnalysisResult, settings: Set
     said = [f.message for f in here] if diagnostics_shown else []
     api = None
     if found is not None and found.qualified:
-        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled, limit=HOVER_LIMIT, said=said)
-    text = join_cards([*(finding_card(knowledge, f, HOVER_LIMIT, with_message=not diagnostics_shown) for f in findings), api])
+        api = api_card(knowledge, found.qualified, settings.version, settings.backend, spelled=found.spelled, limit=HOVER_LIMIT, said=said,
+                       language=settings.language)
+    text = join_cards([*(finding_card(knowledge, f, HOVER_LIMIT, with_message=not diagnostics_shown, language=settings.language) for f in findings), api])
     span = found.span if found is not None and api else (findings[0].span if findings else None)
     return text, span, found
 
@@ -80,9 +82,10 @@ async def hover_text(
             public = public_name(full_name, module_name, known)
             if public is None:
                 continue
-            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled, limit=HOVER_LIMIT)
+            card = api_card(knowledge, public, settings.version, settings.backend, history, spelled=found.spelled, limit=HOVER_LIMIT,
+                            language=settings.language)
             if card:
-                source = found.foreign if found.foreign != "*" else "a star import"
-                note = f"_`{found.spelled}` comes from `{source}`; msport followed the import with jedi._"
+                key = "card.followed_star_import" if found.foreign == "*" else "card.followed_import"
+                note = message(key, settings.language, name=found.spelled, source=found.foreign)
                 return card + "\n\n" + note, found.span
     return None, None

@@ -65,6 +65,8 @@ async def convert_weights(ls, arguments: Any) -> Dict[str, Any]:
         argv = command_line(arguments)
     except BadArguments as exc:
         return _report(ls, {"ok": False, "problems": [f"msport.convertWeights: {exc}"]})
+    # The command's texts in the language the editor speaks for the model file.
+    argv += ["--lang", ls.settings_for(Path(argv[1]).as_uri()).language]
     progress = await Progress.start(ls, "msport: converting weights", None, create=True)
     progress.report(0, 1, Path(argv[2]).name)
     try:

@@ -29,6 +29,7 @@ from ..analysis.engine import Analyzers
 from ..analysis.source import Source
 from ..scan import project_files, scan_file
 from ..cli.files import Listing, display_name
+from ..knowledge.messages import DEFAULT_LANGUAGE, message
 from .convert import to_diagnostic
 
 if TYPE_CHECKING:
@@ -67,11 +68,13 @@ class ScanSummary:
             "cancelled": self.cancelled,
         }
 
-    def message(self) -> str:
-        text = f"{self.findings} finding{'s' * (self.findings != 1)} in {self.files_with_findings} of {self.files} files"
+    def message(self, language: str = DEFAULT_LANGUAGE) -> str:
+        """What the scan found, in *language* (rules/messages/lsp.toml)."""
+        text = message("lsp.scan_summary", language, findings=message("count.findings", language, count=self.findings),
+                       with_findings=self.files_with_findings, files=message("count.files", language, count=self.files))
         if self.errors:
-            text += f"; {len(self.errors)} could not be checked"
-        return text + (" (cancelled)" if self.cancelled else "")
+            text += message("lsp.scan_errors", language, count=len(self.errors))
+        return text + (message("lsp.scan_cancelled", language) if self.cancelled else "")
 
 
 class Progress:
@@ -156,7 +159,9 @@ class WorkspaceScanner:
     async def _scan(self, token: Optional[types.ProgressToken], publish: bool, create_progress: bool) -> ScanSummary:
         loop = asyncio.get_running_loop()
         summary = ScanSummary()
-        progress = await Progress.start(self.ls, "msport: checking the workspace", token, create_progress)
+        roots = self.roots()
+        language = self.ls.settings_for(from_fs_path(roots[0]) or "" if roots else "").language
+        progress = await Progress.start(self.ls, message("lsp.scan_title", language), token, create_progress)
         listing = await loop.run_in_executor(None, self._listing)
         self._report_listing(listing)
         files = listing.files
@@ -188,7 +193,7 @@ class WorkspaceScanner:
                 del self.reports[gone]  # deleted, excluded or now open
                 if publish and self.ls.documents.get(gone) is None:
                     self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
-        progress.end(summary.message())
+        progress.end(summary.message(language))
         return summary
 
     async def _report(self, loop, uri: str, path: Path, settings) -> FileReport:

@@ -116,13 +116,13 @@ def explain(name: str, **overrides: Any) -> Dict[str, Any]:
     knowledge = default_knowledge()
     chosen = settings(None, overrides)
     if name.upper() in knowledge.codes:
-        return {"name": name.upper(), "card": code_card(knowledge.codes[name.upper()])}
-    card = api_card(knowledge, name, chosen.version, chosen.backend)
+        return {"name": name.upper(), "card": code_card(knowledge.codes[name.upper()], chosen.language)}
+    card = api_card(knowledge, name, chosen.version, chosen.backend, language=chosen.language)
     if card is None:
         suffix = "." + name.lstrip(".")
         matches = sorted(n for n in knowledge.apis if n.endswith(suffix))
         if len(matches) == 1:
-            name, card = matches[0], api_card(knowledge, matches[0], chosen.version, chosen.backend)
+            name, card = matches[0], api_card(knowledge, matches[0], chosen.version, chosen.backend, language=chosen.language)
         elif matches:
             raise ToolError(f"{name} is ambiguous; pass one of: {', '.join(matches[:20])}")
     if card is None:

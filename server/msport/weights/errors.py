@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
+from ..knowledge.messages import DEFAULT_LANGUAGE
 from ..knowledge.weights import default_weight_rules
 
 
@@ -9,9 +12,15 @@ class WeightsError(Exception):
     """A problem with the user's input (a file, a flag): reported as ``msport: error: ...``."""
 
 
+#: The language of the weight commands' texts. Each command is one process (the editor runs
+#: it as one too), so the command sets it once rather than pass it to every function that
+#: can report a problem.
+LANGUAGE: ContextVar[str] = ContextVar("msport_weights_language", default=DEFAULT_LANGUAGE)
+
+
 def message(key: str, **values) -> str:
-    """The user-facing message *key* of rules/weights.toml, filled in."""
-    return default_weight_rules().message(key, **values)
+    """The user-facing message *key* of rules/weights.toml, in LANGUAGE, filled in."""
+    return default_weight_rules().message(key, LANGUAGE.get(), **values)
 
 
 def fail(key: str, **values) -> WeightsError:

@@ -63,7 +63,7 @@ class ApiMappingCheck(Check):
         if node.name == "forward" and self._in_torch_layer(node):
             span = self._def_name_span(node)
             if span is not None:
-                rename = Fix("Rename forward to construct (the method MindSpore's Cell calls)", Safety.UNSAFE, (Edit(span, "construct"),),
+                rename = Fix(message("action.forward_to_construct", self.settings.language), Safety.UNSAFE, (Edit(span, "construct"),),
                              reason=message("unsafe.forward_to_construct", self.settings.language))
                 self._report(f"{self.facts.layer_base['torch']}.forward", node, span, is_method=False, fixes=(rename,))
         super().visit_FunctionDef(node)
@@ -132,12 +132,12 @@ class ApiMappingCheck(Check):
             return None
         kind = members.get(ms_name)
         if kind is None:
-            return torch_name, f"MindSpore's {ms_name.rsplit('.', 2)[1]} has no `{node.attr}`"
+            return torch_name, message("api.leftover_missing", self.settings.language, cls=ms_name.rsplit('.', 2)[1], attr=node.attr)
         if kind == "property" and id(node) in self._called:
-            return torch_name, f"`{node.attr}` is a property in MindSpore, so calling it fails"
+            return torch_name, message("api.leftover_property", self.settings.language, attr=node.attr)
         verdict = self.knowledge.verdict(torch_name, self.settings.version, self.settings.backend)
         if verdict is not None and verdict.mindspore not in (None, ms_name) and self.module_framework() == "torch":
-            return torch_name, f"MindSpore's `{node.attr}` is not the counterpart of PyTorch's"
+            return torch_name, message("api.leftover_other", self.settings.language, attr=node.attr)
         return None
 
     def _in_mindspore_cell(self, node: ast.Attribute) -> bool:
@@ -182,7 +182,7 @@ class ApiMappingCheck(Check):
         if verdict is None:
             return False
         span = self.attribute_name_span(node)
-        self._report(torch_name, node, span, True, verdict=verdict, prefix=f"`.{node.attr}` is PyTorch's spelling, left from the port: {why}. ")
+        self._report(torch_name, node, span, True, verdict=verdict, prefix=message("api.leftover", self.settings.language, attr=node.attr, why=why))
         return True
 
     def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None,
@@ -363,7 +363,7 @@ class ApiMappingCheck(Check):
             spelled, imports = self._spelling(verdict.mindspore)
             if spelled is None:
                 return ()
-            return (Fix(f"Subclass {verdict.mindspore} instead", Safety.UNSAFE, (Edit(span, spelled),), imports,
+            return (Fix(message("action.subclass", self.settings.language, target=verdict.mindspore), Safety.UNSAFE, (Edit(span, spelled),), imports,
                         reason=message("unsafe.subclass_cell", self.settings.language)),)
         if verdict.status != "equivalent" or not verdict.mindspore:
             return ()
@@ -371,7 +371,7 @@ class ApiMappingCheck(Check):
             if not verdict.mindspore.startswith("mindspore.Tensor."):
                 return ()
             new_name = verdict.mindspore.rsplit(".", 1)[1]
-            return (Fix(f"Rename to .{new_name}()", Safety.UNSAFE, (Edit(span, new_name),),
+            return (Fix(message("action.rename_method", self.settings.language, name=new_name), Safety.UNSAFE, (Edit(span, new_name),),
                         reason=message("unsafe.method_rename", self.settings.language)),)
         spelled, imports = self._spelling(verdict.mindspore)
         if spelled is None:

@@ -1,0 +1,234 @@
+"""What a Chinese reader sees, through the real front ends: one finding of each check family
+rendered by `msport check --lang zh-CN` and by the language server for a client whose display
+language is zh-cn (diagnostics, quick-fix titles, hover cards), and `msport explain` of a rule
+code and of an API. No English sentence may remain in them, except code, API names, quoted
+error texts of the packages and the families listed in STILL_ENGLISH, which must really still
+be English (so this test changes when they are translated)."""
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from msport.knowledge import default_knowledge
+from msport.knowledge.cards import code_card
+from conftest import msport_server, start
+
+#: One finding of each check family (api_mapping, replacements, graph_mode, second_order,
+#: sparse, dynamic_shape), in one file.
+MODEL = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from mindspore import nn as msnn
+
+
+class Net(msnn.Cell):
+    def construct(self, x):
+        try:
+            y = x * 2
+        except ValueError:
+            y = x
+        return y
+
+
+class Pool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+def penalty(model, x):
+    y = F.elu(model(x))
+    g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    return g.pow(2).sum()
+
+
+def transpose(idx, vals):
+    a = torch.sparse_coo_tensor(idx, vals, (3, 4))
+    return a.t()
+
+
+def positives(x):
+    y = torch.cat([x, x], dim=0)
+    return torch.nonzero(y)
+'''
+#: The core family: a statement that does not parse.
+BROKEN = "import torch\n\ndef f(x:\n    return x\n"
+#: The code each family is seen through here.
+FAMILIES = {"MS001": "core", "MS103": "api_mapping", "MS302": "replacements", "MS401": "graph_mode",
+            "MS501": "second_order", "MS504": "second_order", "MS601": "sparse"}
+#: Findings whose text is still English in part, and why. MS102's frame is Chinese, but the
+#: note it carries is each API's own (rules/api, rules/curated: English).
+STILL_ENGLISH = {
+    "MS201": "checks/dynamic_shape.py builds its messages from fragments of rules/dynamic_shape.toml in Python",
+    "MS102": "each API's own note (rules/api, generated from rules/curated and the mapping tables) is English",
+}
+
+#: Text that is not prose: code spans, quoted texts (the packages' own error messages, quoted as
+#: they are printed), dotted or snake_case names, calls, keyword arguments.
+_NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|\"[^\"]*\"|'[^']*'|\([^()\u4e00-\u9fff]*\)|\S*[._=\[\]<>/\d]\S*")
+#: Three English words in a row: a sentence, or part of one.
+_ENGLISH = re.compile(r"\b[A-Za-z]+(?:[ ,;:]+[A-Za-z]+){2,}\b")
+
+
+def english_in(text: str):
+    """The runs of English words in *text* outside code, names and quotes."""
+    prose = _NOT_PROSE.sub(" § ", text)
+    return _ENGLISH.findall(prose)
+
+
+def test_the_detector_finds_english_and_spares_code_and_names():
+    assert english_in("the port is a rename") == ["the port is a rename"]
+    assert english_in("请使用 mindspore.mint.cat。报错 “EluGradExt's bprop not defined”，`x.mean((-2, -1), True)`") == []
+    assert english_in("在 Ascend 上的 MindSpore 2.10 中：keep_dims=True 的 mean") == []
+    assert english_in("torch.nn.Module -> mindspore.nn.Cell 的行为不同：subclass nn.Cell and rename forward") != []
+
+
+def _check(tmp_path, *args):
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    (tmp_path / "broken.py").write_text(BROKEN, encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", *args, "model.py", "broken.py"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+
+
+def _said(code: str, texts):
+    """Asserts the texts of a finding of *code* are Chinese with no English left (or, for the
+    families still English, that they really are)."""
+    texts = [t for t in texts if t]
+    english = [run for text in texts for run in english_in(text)]
+    if code in STILL_ENGLISH:
+        assert english, f"{code} reads Chinese now: take it out of STILL_ENGLISH ({STILL_ENGLISH[code]})"
+    else:
+        assert english == [], (code, texts)
+        assert all(re.search(r"[\u4e00-\u9fff]", t) for t in texts), (code, texts)
+
+
+def test_check_speaks_chinese_for_every_family(tmp_path):
+    done = _check(tmp_path, "--format", "json")
+    findings = json.loads(done.stdout)
+    codes = {f["code"] for f in findings}
+    assert set(FAMILIES) | {"MS201"} <= codes, codes
+    for finding in findings:
+        fixes = finding["fixes"]
+        _said(finding["code"], [finding["message"], *(f["title"] for f in fixes), *(f["reason"] for f in fixes),
+                                *(r["message"] for r in finding["related"])])
+    text = _check(tmp_path)
+    summary = text.stdout.strip().splitlines()[-1]
+    assert summary.startswith("共发现 ") and english_in(summary) == [], summary
+
+
+def _without_notes(knowledge, name, card):
+    """*card* less the API's own notes (STILL_ENGLISH's MS102), which a card shows as sentences."""
+    rule = knowledge.lookup(name)
+    notes = [rule.note, *(t.note for t in rule.targets), *(t.consequence for t in rule.targets)] if rule else []
+    for note in filter(None, notes):
+        card = card.replace(note.strip().rstrip(".")[1:], "")
+    return card
+
+
+def test_explain_speaks_chinese():
+    """`msport explain` of a rule code and of APIs through the real command line, and every rule
+    code's card in the same function (one process each would take a minute)."""
+    knowledge = default_knowledge()
+    for name in ("MS201", "torch.nn.functional.elu", "torch.sparse.mm", "mindspore.mint.cat", "torch.cat"):
+        done = subprocess.run([sys.executable, "-m", "msport", "explain", "--lang", "zh-CN", name], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        card = re.sub(r"```python\n.*?```", "", done.stdout, flags=re.S)  # an example is code
+        assert english_in(_without_notes(knowledge, name, card)) == [], (name, english_in(card))
+    for code, info in sorted(knowledge.codes.items()):
+        card = re.sub(r"```python\n.*?```", "", code_card(info, "zh-CN"), flags=re.S)
+        assert english_in(card) == [], (code, english_in(card))
+    unknown = subprocess.run([sys.executable, "-m", "msport", "explain", "--lang", "zh-CN", "torch.no_such_api"], capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 1 and unknown.stderr.startswith("msport：torch.no_such_api 不是 msport 认识的接口。")
+
+
+URI = "file:///tmp/msport_lsp_test/families.py"
+
+
+@pytest_lsp.fixture(config=msport_server())
+async def chinese(lsp_client: LanguageClient):
+    await start(lsp_client, "visual-studio-code", locale="zh-cn")
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def _diagnostics(client, codes, timeout=60):
+    async def loop():
+        while not (URI in client.diagnostics and codes <= {str(d.code) for d in client.diagnostics[URI]}):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return client.diagnostics[URI]
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
+async def _hover(client, line, column):
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=line, character=column)))
+    return hover.contents.value if hover else None
+
+
+async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(chinese: LanguageClient):
+    chinese.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=MODEL)))
+    wanted = (set(FAMILIES) - {"MS001"}) | {"MS201"}
+    diagnostics = await _diagnostics(chinese, wanted)
+    for diagnostic in diagnostics:
+        actions = await chinese.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic])))
+        titles = [a.title for a in actions or () if diagnostic in (a.diagnostics or ())]
+        _said(str(diagnostic.code), [diagnostic.message, *titles])
+    lines = MODEL.split("\n")
+    # The hover over a finding with no API card (the try of MS401) and over an API (torch.cat).
+    line = next(i for i, text in enumerate(lines) if text.strip() == "try:")
+    card = await _hover(chinese, line, lines[line].index("try") + 1)
+    assert card and "**MS401 unsupported-statement**（错误）" in card, card
+    assert english_in(re.sub(r"```python\n.*?```", "", card, flags=re.S)) == [], card
+    line = next(i for i, text in enumerate(lines) if "torch.cat" in text)
+    card = await _hover(chinese, line, lines[line].index("cat") + 1)
+    assert card and "**`torch.cat`** -> " in card and "**等价**" in card, card
+    assert english_in(_without_notes(default_knowledge(), "torch.cat", card)) == [], english_in(card)
+
+
+def test_the_workspace_scan_summary_in_both_languages():
+    from msport.lsp.workspace_scan import ScanSummary
+
+    summary = ScanSummary(files=5, findings=3, files_with_findings=2, errors=["a.py: cannot read"], cancelled=True)
+    assert summary.message() == "3 findings in 2 of 5 files; 1 could not be checked (cancelled)"
+    assert summary.message("zh-CN") == "5 个文件中有 2 个发现问题，共 3 个问题；1 个无法检查（已取消）"
+
+
+def test_every_rule_page_has_its_chinese_page():
+    """docs/rules/zh-CN (tools/gen_rule_docs.py; tests/knowledge/test_docs.py keeps it current):
+    one page per code, Chinese outside its code blocks, linked from the Chinese cards."""
+    from pathlib import Path
+
+    from msport.knowledge.cards import RULE_PAGES
+
+    pages = Path(__file__).resolve().parents[2] / "docs" / "rules" / "zh-CN"
+    for code in default_knowledge().codes:
+        page = (pages / f"{code}.md").read_text(encoding="utf-8")
+        assert page.count(f"# {code} ") == 1 and "**对 MindSpore 的影响：**" in page, code
+        assert english_in(re.sub(r"```python\n.*?```", "", page, flags=re.S)) == [], code
+    assert RULE_PAGES["zh-CN"].format(code="MS201").endswith("/docs/rules/zh-CN/MS201.md")
+
+
+def test_the_weight_commands_speak_chinese(tmp_path):
+    """convert-weights and port-check take --lang (the editor's command passes its language):
+    a problem with the user's files is said in Chinese, before torch or mindspore is imported."""
+    (tmp_path / "model.py").write_text("x = 1\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "msport", "convert-weights", "--lang", "zh-CN", "model.py", "missing.pth", "-o", "out.ckpt"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and done.stderr.strip() == "msport: error: missing.pth：文件不存在", done.stderr
+    bad = subprocess.run([sys.executable, "-m", "msport", "port-check", "--lang", "fr", "model.py", "--reference", "model.py", "--input", "2"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and "--lang: expected one of en, zh-CN, got 'fr'" in bad.stderr
