@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from collections import deque
-from typing import Deque, List, Optional, Sequence, Tuple, Type
+from typing import Deque, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..knowledge.index import KnowledgeBase, default_knowledge, knowledge_for
 from ..knowledge.messages import listing, message
@@ -120,62 +120,81 @@ class Analyzer:
 
     def _analyze(self, text: str, settings: Settings, path: Optional[str], project: ProjectFacts, check: bool,
                  edit: bool = False, stop: Optional[threading.Event] = None) -> AnalysisResult:
+        """The analysis in its phases: split and parse, the module's shared facts (context, graph
+        facts, second-order paths: computed once, read by every check family), the checks of
+        each statement (cached, then placed), and the file-wide finish."""
         source = Source.from_text(text)
         if len(source.lines) > settings.max_lines:
             return self._skipped(source, settings)
-        started = time.perf_counter()
-        deadline = started + settings.time_budget
-        # After an edit, statements the edit did not touch get a small share of the budget.
-        others_until = started + settings.time_budget * EDIT_SHARE if edit else deadline
-        parsed_count = checked_count = 0
-        parsed: List[ParsedChunk] = []
-        facts: List[ChunkFacts] = []
-        oversized: List[Finding] = []
-        skipped_from: Optional[int] = None
+        budget = _Budget.start(settings, edit, self._last_statements(path, edit))
+        run = self._parse(source, path, budget)
+        context, summary = self._shared_facts(run, path, project, check, edit, budget)
+        if not check:
+            return AnalysisResult(source, [], run.parsed, context, run.parsed_count, 0, summary=summary)
+        findings, checked_count = self._checks(run, context, settings, budget, stop)
+        findings = self._file_findings(findings, run, source, settings, path, context)
+        with self._lock:
+            if len(self._recent) == self._recent.maxlen:
+                for old in self._recent[0]:
+                    old.release()
+            self._recent.append(run.parsed)
+        return AnalysisResult(source, findings, run.parsed, context, run.parsed_count, checked_count, summary=summary,
+                              pending=len(run.pending))
+
+    def _last_statements(self, path: Optional[str], edit: bool) -> Optional[frozenset]:
+        """The statements of the last text analysed for *path*, when this one is an edit of it."""
+        if not edit:
+            return None
+        with self._lock:
+            return self._texts.get(path)
+
+    def _parse(self, source: Source, path: Optional[str], budget: "_Budget") -> "_Parsed":
+        """Phase 1: the text split into statements (around the last split of *path*), each parsed
+        or its outcome taken from the cache by its text."""
+        run = _Parsed(source)
         with self._lock:
             previous = self._splits.get(path)
-            # The statements of the last text analysed for this path: what an edit did not touch.
-            before = self._texts.get(path) if edit else None
         split = chunk_starts(source.lines, previous)
-
-        def untouched_and_late(statement: str) -> bool:
-            """A statement the edit did not touch, met after its share of the budget ran out."""
-            return before is not None and statement in before and time.perf_counter() > others_until
-
         chunks = split.chunks()
         with self._lock:
             self._splits.put(path, split)
             self._texts.put(path, frozenset(chunk.text for chunk in chunks))
-        pending: List[ParsedChunk] = []
         for chunk in chunks:
-            if time.perf_counter() > deadline:
-                skipped_from = chunk.start
+            if time.perf_counter() > budget.deadline:
+                run.skipped_from = chunk.start
                 break
             if len(chunk.text) > MAX_STATEMENT_CHARS:
-                oversized.append(self._too_large(chunk, settings.language))
+                run.oversized.append(self._too_large(chunk, budget.language))
                 continue
             with self._lock:
                 cached = self._parses.get(chunk.text)
-            if cached is None and untouched_and_late(chunk.text):
-                pending.append(ParsedChunk(chunk))  # never parsed (an earlier analysis ran out of time): later
+            if cached is None and budget.untouched_and_late(chunk.text):
+                run.pending.append(ParsedChunk(chunk))  # never parsed (an earlier analysis ran out of time): later
                 continue
             if cached is None:
                 item = parse_chunk(chunk)
                 cached = (item.error, chunk_facts(item.tree, chunk.text) if item.error is None else ChunkFacts())
-                parsed_count += 1
+                run.parsed_count += 1
                 with self._lock:
                     self._parses.put(chunk.text, cached)
             else:
                 item = ParsedChunk(chunk, None, cached[0])
-            parsed.append(item)
-            facts.append(cached[1])
-        context = build_module_context(facts, self.knowledge, project.package, project.imported_classes, project.extra_bindings)
-        # Which functions are graph code and what helpers return: cross-chunk facts, in the key.
+            run.parsed.append(item)
+            run.facts.append(cached[1])
+        return run
+
+    def _shared_facts(self, run: "_Parsed", path: Optional[str], project: ProjectFacts, check: bool, edit: bool,
+                      budget: "_Budget") -> Tuple[ModuleContext, ModuleSummary]:
+        """Phase 2: what the module's statements tell each other, computed once per analysis and
+        shared by every check family: the module context (imports, classes, instances), which
+        functions are graph code and what helpers return, where the module differentiates twice."""
+        context = build_module_context(run.facts, self.knowledge, project.package, project.imported_classes, project.extra_bindings)
         summary = ModuleSummary()
-        valid = [p for p in parsed if p.error is None]
+        valid = [p for p in run.parsed if p.error is None]
+        settings = budget.settings
         try:
             # An edit's module-wide facts over statements no analysis has seen yet stop early too.
-            with time_limit(min(deadline, started + settings.time_budget * (EDIT_SHARE + STATEMENT_SHARE)) if edit else deadline):
+            with time_limit(min(budget.deadline, budget.started + settings.time_budget * (EDIT_SHARE + STATEMENT_SHARE)) if edit else budget.deadline):
                 context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
                 # Where the module differentiates twice (what it differentiates goes into the
                 # summary: the project index follows it into other modules).
@@ -183,9 +202,14 @@ class Analyzer:
                 summary = replace(summary, second_order=summary_roots(second_order_paths(context), valid))
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
-        if not check:
-            return AnalysisResult(source, [], parsed, context, parsed_count, 0, summary=summary)
-        findings: List[Finding] = list(oversized)
+        return context, summary
+
+    def _checks(self, run: "_Parsed", context: ModuleContext, settings: Settings, budget: "_Budget",
+                stop: Optional[threading.Event]) -> Tuple[List[Finding], int]:
+        """Phase 3: each statement's findings (from the cache by statement text, module facts
+        and settings, or checked by every family) placed where the statement is now."""
+        findings: List[Finding] = list(run.oversized)
+        checked_count = 0
         # One comparison per analysis makes the key identical to the cached entries' own, so the
         # per-chunk lookups below compare it by identity instead of element by element.
         with self._lock:
@@ -194,40 +218,40 @@ class Analyzer:
                 context_key = context.key
                 self._context_keys.put(context_key, context_key)
         analysis_key = settings.analysis_key()
-        for item in parsed:
-            if time.perf_counter() > deadline:
-                skipped_from = item.chunk.start
+        for item in run.parsed:
+            if time.perf_counter() > budget.deadline:
+                run.skipped_from = item.chunk.start
                 break
             if item.error is not None:
-                findings.append(self._syntax_finding(item, source, settings.language))
+                findings.append(self._syntax_finding(item, run.source, settings.language))
                 continue
             key = (item.chunk.text, context_key, analysis_key)
             with self._lock:
                 chunk_findings = self._findings.get(key)
-            if chunk_findings is None and ((stop is not None and stop.is_set()) or untouched_and_late(item.chunk.text)):
-                pending.append(item)
+            if chunk_findings is None and ((stop is not None and stop.is_set()) or budget.untouched_and_late(item.chunk.text)):
+                run.pending.append(item)
                 continue
             if chunk_findings is None:
-                until = min(deadline, time.perf_counter() + settings.time_budget * STATEMENT_SHARE)
+                until = min(budget.deadline, time.perf_counter() + settings.time_budget * STATEMENT_SHARE)
                 chunk_findings = self._check_chunk(item, context, settings, until)
                 checked_count += 1
                 with self._lock:
                     self._findings.put(key, chunk_findings)
             findings.extend(self._placed(key, chunk_findings, item.chunk.start))
+        return findings, checked_count
+
+    def _file_findings(self, findings: List[Finding], run: "_Parsed", source: Source, settings: Settings, path: Optional[str],
+                       context: ModuleContext) -> List[Finding]:
+        """Phase 4: what only the whole file tells (related locations in other statements, what
+        was left unchecked, unused imports), then settings and suppressions."""
         if any(r.anchor is not None for f in findings for r in f.related):
-            findings = _resolve_anchors(findings, parsed)
-        findings.extend(self._left_for_later(sorted(pending, key=lambda item: item.chunk.start), settings.language))
-        if skipped_from is not None:
-            findings.append(self._over_budget(source, settings, skipped_from))
-        elif not pending:  # which imports are unused is known only once every chunk is seen
-            findings.extend(self._unused_imports.findings(parsed, source, context, settings.language))
-        findings = self._finish(findings, source, settings, path, context)
-        with self._lock:
-            if len(self._recent) == self._recent.maxlen:
-                for old in self._recent[0]:
-                    old.release()
-            self._recent.append(parsed)
-        return AnalysisResult(source, findings, parsed, context, parsed_count, checked_count, summary=summary, pending=len(pending))
+            findings = _resolve_anchors(findings, run.parsed)
+        findings.extend(self._left_for_later(sorted(run.pending, key=lambda item: item.chunk.start), settings.language))
+        if run.skipped_from is not None:
+            findings.append(self._over_budget(source, settings, run.skipped_from))
+        elif not run.pending:  # which imports are unused is known only once every chunk is seen
+            findings.extend(self._unused_imports.findings(run.parsed, source, context, settings.language))
+        return self._finish(findings, source, settings, path, context)
 
     def _placed(self, key, chunk_findings: Tuple[Finding, ...], start: int) -> Tuple[Finding, ...]:
         """*chunk_findings* shifted to the chunk's place in the file. The last placement of each
@@ -360,19 +384,72 @@ class Analyzer:
     def _finish(self, findings: List[Finding], source: Source, settings: Settings, path: Optional[str], context: ModuleContext) -> List[Finding]:
         file_codes = FileSuppressions.scan(source.text).codes
         kept: List[Finding] = []
+        # Decided once per code and per (code, severity), not once per finding: a large file has
+        # tens of thousands of findings of a few dozen codes, and per-file-ignores match paths.
+        enabled: Dict[str, bool] = {}
+        severities: Dict[Tuple[str, Severity], Severity] = {}
         for finding in findings:
-            if not settings.is_enabled(finding.code, path):
+            code = finding.code
+            on = enabled.get(code)
+            if on is None:
+                on = enabled[code] = settings.is_enabled(code, path) and not (file_codes and is_suppressed(code, file_codes))
+            if not on:
                 continue
-            if file_codes and is_suppressed(finding.code, file_codes):
+            if is_suppressed(code, line_suppressions(source.line(finding.span.start_line))):
                 continue
-            if is_suppressed(finding.code, line_suppressions(source.line(finding.span.start_line))):
-                continue
-            severity = settings.severity_for(finding.code, finding.severity)
+            severity = severities.get((code, finding.severity))
+            if severity is None:
+                severity = severities[(code, finding.severity)] = settings.severity_for(code, finding.severity)
             if severity != finding.severity:
                 finding = replace(finding, severity=severity)
             kept.append(finding)
         kept.sort(key=Finding.sort_key)
         return kept
+
+
+@dataclass
+class _Budget:
+    """An analysis's time: when it started, its deadline, and after an edit (a keystroke) how
+    long statements the edit did not touch may take (EDIT_SHARE)."""
+
+    settings: Settings
+    started: float
+    deadline: float
+    others_until: float
+    #: The statements of the last text analysed for the path, when this text is an edit of it.
+    before: Optional[frozenset]
+
+    @classmethod
+    def start(cls, settings: Settings, edit: bool, before: Optional[frozenset]) -> "_Budget":
+        started = time.perf_counter()
+        deadline = started + settings.time_budget
+        # After an edit, statements the edit did not touch get a small share of the budget.
+        others_until = started + settings.time_budget * EDIT_SHARE if edit else deadline
+        return cls(settings, started, deadline, others_until, before)
+
+    @property
+    def language(self) -> str:
+        return self.settings.language
+
+    def untouched_and_late(self, statement: str) -> bool:
+        """A statement the edit did not touch, met after its share of the budget ran out."""
+        return self.before is not None and statement in self.before and time.perf_counter() > self.others_until
+
+
+@dataclass
+class _Parsed:
+    """What the parse phase leaves for the others."""
+
+    source: Optional[Source] = None
+    parsed: List[ParsedChunk] = field(default_factory=list)
+    facts: List[ChunkFacts] = field(default_factory=list)
+    #: MS002s of statements too large to parse.
+    oversized: List[Finding] = field(default_factory=list)
+    #: Statements left for a later analysis (see AnalysisResult.pending).
+    pending: List[ParsedChunk] = field(default_factory=list)
+    #: The first line not reached before the deadline, if any.
+    skipped_from: Optional[int] = None
+    parsed_count: int = 0
 
 
 def not_checked(span: Span, message: str) -> Finding:

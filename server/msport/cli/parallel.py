@@ -8,7 +8,6 @@ file is reported, the rest of its batch goes back in the queue, and a new worker
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import signal
@@ -19,6 +18,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .. import gc_tuning
 
 #: Below this many files, run in-process. Two forked workers cost ~15 ms to start and answer
 #: (12 three-line files: 6 ms in-process, 21 ms with the pool), and each misses the chunks the
@@ -52,13 +53,9 @@ class WorkerDied:
 
 
 def tune_gc_for_batch() -> None:
-    """Analysis allocates millions of short-lived tree nodes, freed by reference counting; the
-    cycle collector's default (a young collection every 700 allocations, a full one as the
-    caches grow) then only costs time: ~19% of `msport check -j 1` on timm (304 files: 11.2 ->
-    9.1 CPU-s). The rules loaded so far are frozen out of its reach, and young collections come
-    every 50,000 allocations. Called before the workers fork, so they inherit it."""
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    """The collector's settings for a batch (msport.gc_tuning), before the workers fork, so
+    they inherit them."""
+    gc_tuning.tune()
 
 
 def usable_cpus() -> int:
