@@ -41,10 +41,22 @@ class TensorValue:
     framework: str  # "torch" | "mindspore"
 
 
-Value = Union[Ref, Instance, TensorValue]
+@dataclass(frozen=True)
+class Items:
+    """A tuple of known length whose elements are known one by one (None: not known), as a
+    project function returns it (`return loss, loss_items`)."""
+
+    values: Tuple[Optional["Value"], ...]
+
+
+Value = Union[Ref, Instance, TensorValue, Items]
 
 #: Prefix of user-defined classes in ``Instance.cls``.
 LOCAL = "<module>"
+
+#: The ModuleContext fact holding the module's functions with what they return and what their
+#: callers pass (provenance.ModuleGraph, built by graph_context.py, other modules' included).
+GRAPH_FACT = "dynamic_shape.graph"
 
 
 class _Key(tuple):
@@ -366,6 +378,11 @@ class ScopeVisitor(Visitor):
             return operand if isinstance(operand, TensorValue) else None
         if isinstance(node, ast.Subscript):
             base = self.infer(node.value)
+            if isinstance(base, Items):
+                index = node.slice
+                if isinstance(index, ast.Constant) and type(index.value) is int and -len(base.values) <= index.value < len(base.values):
+                    return base.values[index.value]
+                return None
             return base if isinstance(base, TensorValue) else None
         if isinstance(node, ast.Compare):
             # Comparisons of tensors are boolean tensors (masks).
@@ -409,11 +426,16 @@ class ScopeVisitor(Visitor):
         return bound and isinstance(value, Ref)
 
     def infer_call(self, node: ast.Call) -> Optional[Value]:
+        returned = self._project_result(node)
+        if returned is not None:
+            return returned
         func = self.infer(node.func)
         if isinstance(func, Ref):
             return self._call_result(func.qualified)
         if isinstance(func, Instance) and self.is_layer(func):
             return TensorValue(func.framework or "torch")
+        if func is None and self._submodule_call(node):
+            return TensorValue(self.module_framework() or "torch")
         if isinstance(node.func, ast.Attribute):
             receiver = self.infer(node.func.value)
             if receiver is None:
@@ -423,6 +445,94 @@ class ScopeVisitor(Visitor):
                     return None
                 return receiver
         return None
+
+    # -- the project's functions ---------------------------------------------------------
+    def project_graph(self):
+        """The module's function facts (provenance.ModuleGraph), or None before they exist."""
+        cached = self.context.__dict__.get("_graph", False)
+        if cached is False:
+            cached = next((value for name, value in self.context.facts if name == GRAPH_FACT), None)
+            self.context.__dict__["_graph"] = cached
+        return cached
+
+    def project_function(self, func: ast.AST) -> Optional[str]:
+        """The function of this module ("f", "Class.m") or of another module of the project
+        ("pkg.mod.f", "pkg.mod.Class.m") that calling *func* runs, when the graph facts know it."""
+        graph = self.project_graph()
+        if graph is None:
+            return None
+        if isinstance(func, ast.Name):
+            bound, _ = self.scope.lookup(func.id)
+            if not bound and self.context.binding(func.id) is None and graph.function(func.id) is not None:
+                return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name():
+            if self.self_attribute(func.attr) is None and self.class_stack:
+                return graph.resolve_method(self.class_stack[0].name, func.attr)
+            return None
+        value = self.infer(func)
+        if isinstance(value, Ref):
+            return value.qualified if graph.function(value.qualified) is not None else None
+        if isinstance(value, Instance) and not self.is_layer(value):
+            # Calling an instance of a plain class runs its __call__ (`ComputeLoss(model)(p, t)`).
+            return self._method_of(value, "__call__")
+        if isinstance(func, ast.Attribute):
+            receiver = self.infer(func.value)
+            if isinstance(receiver, Instance):
+                return self._method_of(receiver, func.attr)
+        return None
+
+    def _method_of(self, instance: Instance, method: str) -> Optional[str]:
+        graph = self.project_graph()
+        if instance.cls.startswith(LOCAL + "."):
+            return graph.resolve_method(instance.cls[len(LOCAL) + 1:], method)
+        name = f"{instance.cls}.{method}"
+        return name if graph.function(name) is not None else None
+
+    def _project_result(self, node: ast.Call) -> Optional[Value]:
+        """What a call of a project function returns, from its summary: a tensor when it makes
+        one or returns one of the tensors it is given (`log_p = _log_probs(pred)`), element by
+        element for a tuple of known length (`loss, items = self.criterion(p, t)`)."""
+        name = self.project_function(node.func)
+        facts = self.project_graph().function(name) if name else None
+        summary = facts.summary if facts is not None else None
+        if summary is None or summary.opaque:
+            return None
+        arguments: Dict[int, Optional[Value]] = {}
+
+        def argument(index: int) -> Optional[Value]:
+            if index not in arguments:
+                expr = node.args[index] if index < len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args[:index + 1]) else None
+                if expr is None and index < len(facts.params):
+                    expr = next((k.value for k in node.keywords if k.arg == facts.params[index]), None)
+                arguments[index] = self.infer(expr) if expr is not None else None
+            return arguments[index]
+
+        def value_of(prov) -> Optional[Value]:
+            if prov.opaque:
+                return None
+            if prov.items:
+                return Items(tuple(value_of(item) for item in prov.items))
+            if prov.tensor:
+                return TensorValue(prov.tensor)
+            for relation, index in sorted(prov.deps):
+                passed = argument(index) if relation == "value" else None
+                if isinstance(passed, TensorValue):
+                    return passed
+            return None
+
+        return value_of(summary)
+
+    def _submodule_call(self, node: ast.Call) -> bool:
+        """`self.layer4(x)` in a layer class, `layer4` an attribute msport could not type (built
+        by a helper: `self.layer4 = self._make_layer(...)`) and not a method: calling a sub-layer
+        with a tensor gives a tensor."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name()):
+            return False
+        cls = self.class_stack[0] if self.class_stack else None
+        if cls is None or self.context.layer_framework(cls.name) is None or func.attr not in _assigned_attributes(cls):
+            return False
+        return bool(node.args) and isinstance(self.infer(node.args[0]), TensorValue)
 
     def evidently_tensor(self, method: ast.Attribute, called: bool = False) -> Optional[TensorValue]:
         """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`; *called*:
@@ -500,6 +610,10 @@ class ScopeVisitor(Visitor):
         if isinstance(target, ast.Name):
             self.scope.values[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Items) and len(value.values) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                for item, element in zip(target.elts, value.values):
+                    self.bind(item, element)
+                return
             # `values, indices = x.max(dim)`: every element of a tensor-op result is a tensor.
             element = value if isinstance(value, TensorValue) else None
             for item in target.elts:
@@ -537,6 +651,9 @@ class ScopeVisitor(Visitor):
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
         self._bind_unknown(node.target)
+        element = self.element_of(node.iter)
+        if element is not None:
+            self.bind(node.target, element)
         for stmt in node.body + node.orelse:
             self.visit(stmt)
 
@@ -555,6 +672,25 @@ class ScopeVisitor(Visitor):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self.bind(node.target, self.infer(node.value))
+
+    def element_of(self, iterable: ast.AST) -> Optional[Value]:
+        """What iterating *iterable* gives, when known: the rows of a tensor (and of the tensors
+        `split`/`unbind` return) are tensors; `zip` of tensors gives a tuple of rows; `enumerate`
+        a counter and a row. A list or tuple literal of tensors gives tensors."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
+                and not self.scope.lookup(iterable.func.id)[0] and self.context.binding(iterable.func.id) is None:
+            if iterable.func.id == "zip" and iterable.args and not any(isinstance(a, ast.Starred) for a in iterable.args):
+                return Items(tuple(self.element_of(a) for a in iterable.args))
+            if iterable.func.id == "enumerate" and len(iterable.args) == 1:
+                return Items((None, self.element_of(iterable.args[0])))
+            if iterable.func.id == "reversed" and len(iterable.args) == 1:
+                return self.element_of(iterable.args[0])
+            return None
+        if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
+            values = [self.infer(e) for e in iterable.elts]
+            return values[0] if isinstance(values[0], TensorValue) and all(v == values[0] for v in values) else None
+        value = self.infer(iterable)
+        return value if isinstance(value, TensorValue) else None
 
     def _bind_unknown(self, target: ast.AST) -> None:
         for name in walk(target):
@@ -591,6 +727,12 @@ class ScopeVisitor(Visitor):
         """`self.x = <value>` anywhere in the class's methods, so that other methods see them."""
         attributes: Dict[str, Value] = {}
         outer = self.scope
+        for stmt in node.body:
+            # Fields declared in the class body (`keypoints: torch.Tensor` of a dataclass).
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                value = self._annotation_value(stmt.annotation)
+                if value is not None:
+                    attributes[stmt.target.id] = value
         for method in node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
                 continue
@@ -619,13 +761,21 @@ class ScopeVisitor(Visitor):
         None: norm_layer = nn.BatchNorm2d`), so that `self.bn = norm_layer(c)` is known to be a
         layer. A name given values of different kinds stays unknown."""
         values: Dict[str, Optional[Value]] = {}
-        for stmt in statements:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in wanted:
-                name, value = stmt.targets[0].id, self.infer(stmt.value)
-                values[name] = value if values.get(name, value) == value else None
+        before = {name: self.scope.values[name] for name in wanted if name in self.scope.values}
+        assignments = sorted((stmt for stmt in statements if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                              and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in wanted), key=lambda a: a.lineno)
+        for stmt in assignments:  # in source order (the walk is breadth-first)
+            name, value = stmt.targets[0].id, self.infer(stmt.value)
+            values[name] = value if values.get(name, value) == value else None
+            if values[name] is not None:
+                # In order: `data = torch.as_tensor(data)` then `data = data.to(dtype)` is one tensor.
+                self.scope.values[name] = values[name]
         for name, value in values.items():
-            if value is not None:
-                self.scope.values[name] = value
+            if value is None:  # given values of different kinds: back to what it was before
+                if name in before:
+                    self.scope.values[name] = before[name]
+                else:
+                    self.scope.values.pop(name, None)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for expr in node.decorator_list:
@@ -669,6 +819,7 @@ class ScopeVisitor(Visitor):
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         graph_method = self._is_layer_forward(node)
         used_as_tensors: Optional[FrozenSet[str]] = None
+        passed = self._passed_tensors(node)
         for index, arg in enumerate(params):
             if self.scope.self_name and arg.arg == self.scope.self_name:
                 continue
@@ -676,7 +827,9 @@ class ScopeVisitor(Visitor):
             if value is None and graph_method and arg.annotation is None:
                 # Inputs of forward/construct are tensors in model code.
                 value = TensorValue(graph_method)
-            elif value is None and arg.annotation is None and self.module_framework():
+            elif value is None and arg.annotation is None and passed is not None and arg.arg in passed:
+                value = passed[arg.arg]  # a caller passes a tensor here
+            if value is None and arg.annotation is None and not graph_method and self.module_framework():
                 if used_as_tensors is None:
                     used_as_tensors = tensor_parameters(node, self)
                 if arg.arg in used_as_tensors and not self.knowledge.triggers.provenance.matches("scalar_parameter_names", arg.arg):
@@ -686,6 +839,25 @@ class ScopeVisitor(Visitor):
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
                 self.scope.values[extra.arg] = None
+
+    def _passed_tensors(self, node) -> Optional[Dict[str, TensorValue]]:
+        """Parameters of a top-level function or method that its callers (in this module or in
+        others, from the graph facts) pass tensors to."""
+        graph = self.project_graph()
+        outer = self.scope.parent
+        if graph is None or outer is None or isinstance(node, ast.Lambda):
+            return None
+        if outer.parent is None and not self.class_stack:
+            key = node.name
+        elif len(self.class_stack) == 1 and outer.parent is not None and outer.parent.parent is None and self._directly_in_class(node):
+            key = f"{self.class_stack[0].name}.{node.name}"
+        else:
+            return None
+        facts = graph.function(key)
+        if facts is None or not facts.arguments:
+            return None
+        return {name: TensorValue(prov.tensor) for name, prov in zip(facts.params, facts.arguments)
+                if prov is not None and prov.tensor and not prov.opaque}
 
     def module_framework(self) -> Optional[str]:
         """torch when the module imports torch (code being ported), else mindspore when it imports
@@ -742,6 +914,24 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
                 used.add(node.value.id)
     found = frozenset(used)
     function.__dict__[_TENSOR_PARAMS] = found
+    return found
+
+
+_ASSIGNED = "_msport_self_attributes"  # memo on the class node
+
+
+def _assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
+    """Attributes some method of *cls* assigns on its first parameter (`self.layer4 = ...`)."""
+    found = cls.__dict__.get(_ASSIGNED)
+    if found is None:
+        names: Set[str] = set()
+        for method in cls.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+                first = method.args.args[0].arg
+                for node in walk(method):
+                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == first:
+                        names.add(node.attr)
+        found = cls.__dict__[_ASSIGNED] = frozenset(names)
     return found
 
 
