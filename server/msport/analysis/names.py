@@ -92,6 +92,8 @@ class ModuleContext:
     #: Module-level names bound once to an instance (`criterion = nn.CrossEntropyLoss()`,
     #: `loss_fn = ComputeLoss()`): name -> qualified class ("<module>.X" for classes of this module).
     instances: Tuple[Tuple[str, str], ...] = ()
+    #: Functions and methods of the module ("f", "Class.m") annotated to return a tensor.
+    tensor_returns: FrozenSet[str] = frozenset()
 
     @property
     def key(self) -> Tuple:
@@ -122,7 +124,7 @@ class ModuleContext:
         object.__setattr__(self, "_imported", dict(self.imported_classes))
         object.__setattr__(self, "_instances", dict(self.instances))
         object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts,
-                                               self.classes, self.imported_classes, self.instances)))
+                                               self.classes, self.imported_classes, self.instances, self.tensor_returns)))
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,9 @@ class ChunkFacts:
     functions: Tuple[str, ...] = ()
     #: Top-level `name = Callee(...)` assignments: (name, the callee as a dotted name).
     instances: Tuple[Tuple[str, str], ...] = ()
+    #: Functions and methods ("f", "Class.m") with their return annotation as a dotted name
+    #: (`-> Tensor`, `-> Optional[torch.Tensor]`).
+    returns: Tuple[Tuple[str, str], ...] = ()
 
 
 def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
@@ -167,9 +172,18 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
     instances = tuple(
         (node.targets[0].id, callee) for node in tree.body
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        and isinstance(node.value, ast.Call) and (callee := dotted_name(node.value.func)) and callee.rpartition(".")[2][:1].isupper()
+        and isinstance(node.value, ast.Call) and (callee := dotted_name(node.value.func))
+        and (callee.rpartition(".")[2][:1].isupper() or "." in callee)  # a class, or an API (`torch.tensor`)
     )
-    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances)
+    returns = []
+    for node in tree.body:
+        for function, prefix in ([(node, "")] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else
+                                 [(m, node.name + ".") for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                                 if isinstance(node, ast.ClassDef) else []):
+            annotation = dotted_name(_without_none(function.returns)) if function.returns is not None else None
+            if annotation:
+                returns.append((prefix + function.name, annotation))
+    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances, tuple(returns))
 
 
 def absolute_module(name: str, package: Optional[str]) -> Optional[str]:
@@ -199,7 +213,9 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
     classes: List[Tuple[str, Tuple[str, ...]]] = []
     functions: List[str] = []
     assigned: Dict[str, Optional[str]] = {}
+    returns: List[Tuple[str, str]] = []
     for item in facts:
+        returns.extend(item.returns)
         for name, callee in item.instances:
             assigned[name] = callee if assigned.get(name, callee) == callee else None  # assigned two classes: unknown
         for local, qualified in item.bindings:
@@ -234,10 +250,12 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
         if callee is None or name in bindings:
             continue
         cls = f"{LOCAL}.{callee}" if callee in local_classes else qualify(callee, context)
-        if cls:
+        if cls and (cls.rpartition(".")[2][:1].isupper() or knowledge.tensors.framework_of(cls)):
             instances.append((name, cls))
+    tensor_classes = knowledge.tensors.tensor_classes
+    tensor_returns = frozenset(name for name, annotation in returns if qualify(annotation, context) in tensor_classes)
     return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions),
-                         classes=class_names, imported_classes=imported, instances=tuple(instances))
+                         classes=class_names, imported_classes=imported, instances=tuple(instances), tensor_returns=tensor_returns)
 
 
 def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
@@ -343,8 +361,8 @@ class ScopeVisitor(Visitor):
             cls = self.context.instance(node.id)
             if cls is not None:
                 # A module-level instance (`criterion = nn.CrossEntropyLoss()` in another chunk).
-                value = self._call_result(cls)
-                return value if isinstance(value, Instance) else None
+                value = self._call_result(cls)  # or a module-level tensor (`conversion = torch.tensor([...])`)
+                return value if isinstance(value, (Instance, TensorValue)) else None
             for module in self.context.star_imports:
                 candidate = f"{module}.{node.id}"
                 if self.knowledge.lookup(candidate):
@@ -383,6 +401,8 @@ class ScopeVisitor(Visitor):
                 if isinstance(index, ast.Constant) and type(index.value) is int and -len(base.values) <= index.value < len(base.values):
                     return base.values[index.value]
                 return None
+            if isinstance(base, Instance):
+                return self._contained_layer(base)
             return base if isinstance(base, TensorValue) else None
         if isinstance(node, ast.Compare):
             # Comparisons of tensors are boolean tensors (masks).
@@ -467,7 +487,7 @@ class ScopeVisitor(Visitor):
                 return func.id
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name():
             if self.self_attribute(func.attr) is None and self.class_stack:
-                return graph.resolve_method(self.class_stack[0].name, func.attr)
+                return graph.resolve_method(self.class_stack[0].name, func.attr) or self._inherited(self.class_stack[0], func.attr)
             return None
         value = self.infer(func)
         if isinstance(value, Ref):
@@ -479,6 +499,15 @@ class ScopeVisitor(Visitor):
             receiver = self.infer(func.value)
             if isinstance(receiver, Instance):
                 return self._method_of(receiver, func.attr)
+        return None
+
+    def _inherited(self, cls: ast.ClassDef, method: str) -> Optional[str]:
+        """`self.propagate(...)` defined by a base class of another module of the project."""
+        graph = self.project_graph()
+        for base in cls.bases:
+            qualified = qualified_name(base, self.context)
+            if qualified is not None and graph.function(f"{qualified}.{method}") is not None:
+                return f"{qualified}.{method}"
         return None
 
     def _method_of(self, instance: Instance, method: str) -> Optional[str]:
@@ -493,6 +522,8 @@ class ScopeVisitor(Visitor):
         one or returns one of the tensors it is given (`log_p = _log_probs(pred)`), element by
         element for a tuple of known length (`loss, items = self.criterion(p, t)`)."""
         name = self.project_function(node.func)
+        if name in self.context.tensor_returns:
+            return TensorValue(self.module_framework() or "torch")  # `def propagate(...) -> Tensor`
         facts = self.project_graph().function(name) if name else None
         summary = facts.summary if facts is not None else None
         if summary is None or summary.opaque:
@@ -690,7 +721,16 @@ class ScopeVisitor(Visitor):
             values = [self.infer(e) for e in iterable.elts]
             return values[0] if isinstance(values[0], TensorValue) and all(v == values[0] for v in values) else None
         value = self.infer(iterable)
+        if isinstance(value, Instance):
+            return self._contained_layer(value)
         return value if isinstance(value, TensorValue) else None
+
+    def _contained_layer(self, container: Instance) -> Optional[Instance]:
+        """A layer of a ModuleList / Sequential (the base layer class of its framework)."""
+        if container.cls not in self.facts.layer_containers:
+            return None
+        framework = self.facts.framework_of(container.cls) or "torch"
+        return Instance(self.facts.layer_base[framework], framework)
 
     def _bind_unknown(self, target: ast.AST) -> None:
         for name in walk(target):
@@ -705,6 +745,7 @@ class ScopeVisitor(Visitor):
                 annotation = pyast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return None
+        annotation = _without_none(annotation, self.context)
         value = self.infer(annotation)
         if isinstance(value, Ref) and value.qualified in self.facts.tensor_classes:
             return TensorValue(self.facts.framework_of(value.qualified) or "torch")
@@ -915,6 +956,27 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
     found = frozenset(used)
     function.__dict__[_TENSOR_PARAMS] = found
     return found
+
+
+_OPTIONAL = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional"})
+
+
+def _without_none(annotation: ast.AST, context: Optional[ModuleContext] = None) -> ast.AST:
+    """`Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None` -> `Tensor`: a value that may be
+    None is a tensor wherever a method is called on it."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        if _is_none(annotation.right):
+            return _without_none(annotation.left, context)
+        if _is_none(annotation.left):
+            return _without_none(annotation.right, context)
+    elif isinstance(annotation, ast.Subscript) and (
+            qualified_name(annotation.value, context) in _OPTIONAL if context is not None
+            else dotted_name(annotation.value) in ("Optional", "typing.Optional", "Union", "typing.Union")):
+        index = annotation.slice
+        members = [e for e in index.elts if not _is_none(e)] if isinstance(index, ast.Tuple) else [index]
+        if len(members) == 1:
+            return members[0]
+    return annotation
 
 
 _ASSIGNED = "_msport_self_attributes"  # memo on the class node
