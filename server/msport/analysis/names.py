@@ -487,7 +487,7 @@ class ScopeVisitor(Visitor):
                 return func.id
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name():
             if self.self_attribute(func.attr) is None and self.class_stack:
-                return graph.resolve_method(self.class_stack[0].name, func.attr) or self._inherited(self.class_stack[0], func.attr)
+                return graph.resolve_method(self.class_stack[0].name, func.attr) or self._base_method_elsewhere(self.class_stack[0], func.attr)
             return None
         value = self.infer(func)
         if isinstance(value, Ref):
@@ -501,7 +501,7 @@ class ScopeVisitor(Visitor):
                 return self._method_of(receiver, func.attr)
         return None
 
-    def _inherited(self, cls: ast.ClassDef, method: str) -> Optional[str]:
+    def _base_method_elsewhere(self, cls: ast.ClassDef, method: str) -> Optional[str]:
         """`self.propagate(...)` defined by a base class of another module of the project."""
         graph = self.project_graph()
         for base in cls.bases:
@@ -682,7 +682,7 @@ class ScopeVisitor(Visitor):
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
         self._bind_unknown(node.target)
-        element = self.element_of(node.iter)
+        element = self.iteration_value(node.iter)
         if element is not None:
             self.bind(node.target, element)
         for stmt in node.body + node.orelse:
@@ -704,18 +704,18 @@ class ScopeVisitor(Visitor):
         self.visit(node.value)
         self.bind(node.target, self.infer(node.value))
 
-    def element_of(self, iterable: ast.AST) -> Optional[Value]:
+    def iteration_value(self, iterable: ast.AST) -> Optional[Value]:
         """What iterating *iterable* gives, when known: the rows of a tensor (and of the tensors
         `split`/`unbind` return) are tensors; `zip` of tensors gives a tuple of rows; `enumerate`
         a counter and a row. A list or tuple literal of tensors gives tensors."""
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
                 and not self.scope.lookup(iterable.func.id)[0] and self.context.binding(iterable.func.id) is None:
             if iterable.func.id == "zip" and iterable.args and not any(isinstance(a, ast.Starred) for a in iterable.args):
-                return Items(tuple(self.element_of(a) for a in iterable.args))
+                return Items(tuple(self.iteration_value(a) for a in iterable.args))
             if iterable.func.id == "enumerate" and len(iterable.args) == 1:
-                return Items((None, self.element_of(iterable.args[0])))
+                return Items((None, self.iteration_value(iterable.args[0])))
             if iterable.func.id == "reversed" and len(iterable.args) == 1:
-                return self.element_of(iterable.args[0])
+                return self.iteration_value(iterable.args[0])
             return None
         if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
             values = [self.infer(e) for e in iterable.elts]
