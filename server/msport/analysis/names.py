@@ -446,10 +446,10 @@ class ScopeVisitor(Visitor):
         return bound and isinstance(value, Ref)
 
     def infer_call(self, node: ast.Call) -> Optional[Value]:
-        returned = self._project_result(node)
+        func = self.infer(node.func)
+        returned = self._project_result(node, func)
         if returned is not None:
             return returned
-        func = self.infer(node.func)
         if isinstance(func, Ref):
             return self._call_result(func.qualified)
         if isinstance(func, Instance) and self.is_layer(func):
@@ -475,9 +475,10 @@ class ScopeVisitor(Visitor):
             self.context.__dict__["_graph"] = cached
         return cached
 
-    def project_function(self, func: ast.AST) -> Optional[str]:
+    def project_function(self, func: ast.AST, value: Optional[Value] = None, inferred: bool = False) -> Optional[str]:
         """The function of this module ("f", "Class.m") or of another module of the project
-        ("pkg.mod.f", "pkg.mod.Class.m") that calling *func* runs, when the graph facts know it."""
+        ("pkg.mod.f", "pkg.mod.Class.m") that calling *func* runs, when the graph facts know it
+        (*value*: what *func* infers to, when the caller has it already)."""
         graph = self.project_graph()
         if graph is None:
             return None
@@ -489,7 +490,8 @@ class ScopeVisitor(Visitor):
             if self.self_attribute(func.attr) is None and self.class_stack:
                 return graph.resolve_method(self.class_stack[0].name, func.attr) or self._base_method_elsewhere(self.class_stack[0], func.attr)
             return None
-        value = self.infer(func)
+        if not inferred:
+            value = self.infer(func)
         if isinstance(value, Ref):
             return value.qualified if graph.function(value.qualified) is not None else None
         if isinstance(value, Instance) and not self.is_layer(value):
@@ -517,11 +519,11 @@ class ScopeVisitor(Visitor):
         name = f"{instance.cls}.{method}"
         return name if graph.function(name) is not None else None
 
-    def _project_result(self, node: ast.Call) -> Optional[Value]:
+    def _project_result(self, node: ast.Call, func: Optional[Value]) -> Optional[Value]:
         """What a call of a project function returns, from its summary: a tensor when it makes
         one or returns one of the tensors it is given (`log_p = _log_probs(pred)`), element by
         element for a tuple of known length (`loss, items = self.criterion(p, t)`)."""
-        name = self.project_function(node.func)
+        name = self.project_function(node.func, func, inferred=True)
         if name in self.context.tensor_returns:
             return TensorValue(self.module_framework() or "torch")  # `def propagate(...) -> Tensor`
         facts = self.project_graph().function(name) if name else None
