@@ -6,7 +6,9 @@ A case is (kind, expected code or None, expectation, body of ``f``, parameters, 
 - "varies": under @jit on CPU the output shape differs between inputs A and B;
 - "rejects": the graph compiler refuses the construct for both inputs (a data-dependent size
   it cannot build a static graph for: unrolling a data-dependent loop, data-dependent padding);
-- "static": it runs and the shape is the same for both inputs (the negatives).
+- "static": it runs and the shape is the same for both inputs (the negatives);
+- "varies-inside" / "static-inside": for writes into a tensor (`y[:k] = 0`), whose output keeps
+  its shape: the graph compiled for inputs A holds values of data-dependent shape, or none.
 Inputs are Python expressions evaluated next to the functions (numpy as np, mindspore as ms,
 Tensor). msport analyses the very same source (see SOURCE_HEADER and source()).
 """
@@ -73,6 +75,11 @@ CASES = [
     ("slice", "MS203", "varies", "return x[:k]", "x, k", [X, i64(3)], [X, i64(7)]),
     ("slice", "MS203", "varies", "return x[: int(m.sum())]", "x, m", [X, C_A], [X, C_B]),
     ("slice", None, "static", "return x[: x.shape[0] // 2]", "x, k", [X, i64(3)], [X, i64(7)]),
+    # Written to: the region between a data-dependent bound and the start has the data's size.
+    ("slice_store", "MS203", "varies-inside", "y = x.copy()\n    y[:k] = 0.0\n    return y", "x, k", [X, i64(3)], [X, i64(7)]),
+    # Written through a dynamic index, the tensor keeps its shape: only the index's origin is reported.
+    ("index", "MS201", "static", "idx = ops.nonzero(x > t).reshape(-1)\n    y = x.copy()\n    y[idx] = 0.0\n    return y", "x, t", T3, T7, ("MS205",)),
+    ("slice_store", None, "static-inside", "y = x.copy()\n    y[: x.shape[0] // 2] = 0.0\n    return y", "x, k", [X, i64(3)], [X, i64(7)]),
     ("narrow", "MS203", "varies", "return ops.narrow(x, 0, 0, int(n))", "x, n", [X, i64(3)], [X, i64(6)]),
     ("narrow", None, "static", "return ops.narrow(x, 0, 0, 3)", "x, n", [X, i64(3)], [X, i64(6)]),
     ("split-sizes", "MS203", "varies", "k = int(n)\n    return ops.split(x, [k, 10 - k])[0]", "x, n", [X, i64(2)], [X, i64(5)]),

@@ -319,3 +319,82 @@ def test_a_transform_class_is_still_pipeline_code(analyze):
         "        return img, boxes[boxes[:, 2] > 0]\n"
     )
     assert not dynamic(analyze(text))
+
+
+def test_a_transform_method_taking_results_marks_a_transform(analyze):
+    # The mmcv style: `transform(self, results)` on a plain class, whatever its name.
+    text = (
+        "import torch\n"
+        "class FlipBoxes(BaseTransform):\n"
+        "    def transform(self, results):\n"
+        "        boxes = results['gt_bboxes']\n"
+        "        return boxes[boxes[:, 2] > 0]\n"
+    )
+    assert not dynamic(analyze(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a detector's box sampler: "Sampler" in its name, but no __iter__ and no data base
+        "import torch\n"
+        "class RandomSampler(BaseSampler):\n"
+        "    def _sample_pos(self, assign_result, num_expected):\n"
+        "        pos_inds = torch.nonzero(assign_result.gt_inds > 0, as_tuple=False)\n"
+        "        return pos_inds\n",
+        # a layer named like a sampler
+        "import torch\nimport torch.nn as nn\n"
+        "class FeatureUpsampler(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return torch.nonzero(x)\n",
+    ],
+)
+def test_a_name_with_sampler_or_random_is_not_pipeline_code(analyze, text):
+    assert [f.code for f in dynamic(analyze(text))] == ["MS201"]
+
+
+@pytest.mark.parametrize(
+    "choose",
+    [
+        "        loss_fn = focal\n",
+        "        loss_fn = focal if self.sigmoid else plain\n",
+        "        if self.sigmoid:\n            loss_fn = focal\n        else:\n            loss_fn = plain\n",
+    ],
+)
+def test_a_helper_called_through_a_local_alias_gets_the_callers_arguments(analyze, choose):
+    # mmdet's style: the loss picks its function into a local name and calls that. The tuple
+    # unpacked from `target` is only known to hold tensors through the call.
+    text = (
+        "import torch\nimport torch.nn as nn\n"
+        "def focal(pred, target):\n"
+        "    label, score = target\n"
+        "    pos = ((label >= 0) & (label < pred.size(1))).nonzero().squeeze(1)\n"
+        "    return score[pos]\n"
+        "def plain(pred, target):\n"
+        "    return pred.sum()\n"
+        "class Loss(nn.Module):\n"
+        "    def forward(self, pred, target):\n"
+        f"{choose}"
+        "        return loss_fn(pred, target)\n"
+    )
+    found = dynamic(analyze(text))
+    assert sorted((f.code, f.span.start_line) for f in found) == [("MS201", 4), ("MS205", 5)]
+
+
+def test_a_slice_written_with_a_data_bound_is_reported_and_writes_through_masks_or_indices_are_not(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, m, v):\n"
+        "        n = int(m.sum())\n"
+        "        x[:, :n] = 0\n"
+        "        x[:n] += 1\n"
+        "        idx = torch.nonzero(m).squeeze(1)\n"
+        "        x[idx] = v\n"
+        "        x[m > 0] = 1\n"
+        "        x[:, :4] = 2\n"
+        "        return x\n"
+    )
+    found = sorted((f.code, f.span.start_line) for f in dynamic(analyze(text)))
+    assert found == [("MS201", 7), ("MS203", 5), ("MS203", 6)]
+    assert "slice assignment" in dynamic(analyze(text))[0].message

@@ -100,6 +100,16 @@ def test_masks_are_recognised():
     assert provenance("a = mask")["a"].mask  # an input named like a mask
 
 
+def test_any_and_all_along_an_axis_are_masks_and_without_one_a_value():
+    seen = provenance("a = x.any(dim=1)\nb = torch.all(x, 1)\nc = x.any()\nd = torch.all(x)\ne = x.sum(dim=1)")
+    assert [seen[n].mask for n in "abcde"] == [True, True, False, False, False]
+
+
+def test_one_index_tensor_of_nonzero_as_tuple_keeps_the_datas_length():
+    seen = provenance("a = torch.nonzero(x > 0, as_tuple=True)[0]\nb = torch.nonzero(x > 0)[0]\nc = torch.where(x > 0)[0]")
+    assert [seen[n].dynamic for n in "abc"] == [True, False, True]
+
+
 def test_numpy_values_are_not_tensors():
     seen = provenance("a = x.numpy()\nb = a > 0\nc = np.nonzero(a)")
     assert seen["a"].tensor is None and not seen["b"].mask and seen["c"].kind == Kind.DATA

@@ -108,8 +108,8 @@ class _Collector(ScopeVisitor):
             if method.name in pipeline.methods:
                 return True  # a plain class with __getitem__ / __iter__: a dataset or a sampler
             params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
-            if method.name == "__call__" and params and params[0] in pipeline.call_parameters:
-                return True  # __call__(self, img): a transform
+            if method.name in pipeline.call_methods and params and params[0] in pipeline.call_parameters:
+                return True  # __call__(self, img), transform(self, results): a transform
         for base in node.bases:
             qualified = self.qualified(base)
             if qualified and (qualified in pipeline.bases or any(qualified.startswith(m + ".") for m in pipeline.base_modules)):
@@ -357,10 +357,11 @@ class _Summarizer(ProvenanceVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         # Statements like `helper(x)` are never evaluated for a value: evaluate them for their arguments.
         target = self.call_target(node)
-        callee = target.name if target.kind == "local" else self._layer_entry(target)
-        if callee and self.frames and self.frames[0].qualname:
-            arguments = tuple(_concrete(p) for p in self.call_arguments(node, callee))
-            self.calls.append((self.frames[0].qualname, callee, arguments))
+        callees = (target.name, *target.also) if target.kind == "local" else (self._layer_entry(target),)
+        for callee in callees:
+            if callee and self.frames and self.frames[0].qualname:
+                arguments = tuple(_concrete(p) for p in self.call_arguments(node, callee))
+                self.calls.append((self.frames[0].qualname, callee, arguments))
         self.generic_visit(node)
 
     def _layer_entry(self, target) -> Optional[str]:

@@ -287,6 +287,7 @@ class CallTarget:
     name: str = ""  # canonical qualified name, local "f" / "Class.m", or the builtin's name
     receiver: Optional[ast.expr] = None  # a method's tensor (its position 0)
     framework: Optional[str] = None
+    also: Tuple[str, ...] = ()  # other helpers a local alias may call (`fn = a if c else b; fn(x)`)
 
     def arguments(self, node: ast.Call) -> List[ast.expr]:
         """Positional arguments in the function form: a method's receiver is position 0."""
@@ -362,6 +363,9 @@ class ProvenanceVisitor(ScopeVisitor):
         #: per scope: name -> (dumped test, the test's binding, the name's binding, binding if
         #: the test holds, binding if not), from `name = a if test else b`
         self._alternatives: Dict[int, Dict[str, Tuple]] = {}
+        #: per scope: local name -> this module's functions assigned to it (`loss_fn = focal`, in
+        #: either branch of an if, or `a if c else b`), so that `loss_fn(pred, target)` calls them
+        self._function_aliases: Dict[int, Dict[str, Tuple[str, ...]]] = {}
 
     # -- environment -----------------------------------------------------------------
     def env(self) -> Dict[str, Binding]:
@@ -505,6 +509,24 @@ class ProvenanceVisitor(ScopeVisitor):
         for target in node.targets:
             self.bind_target(target, prov, node.value)
         self._note_alternatives(node)
+        self._note_function_alias(node)
+
+    def _note_function_alias(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            return
+        functions = self._functions_named(node.value)
+        if functions:
+            aliases = self._function_aliases.setdefault(id(self.scope), {})
+            name = node.targets[0].id
+            aliases[name] = tuple(dict.fromkeys(aliases.get(name, ()) + functions))
+
+    def _functions_named(self, value: ast.AST) -> Tuple[str, ...]:
+        if isinstance(value, ast.IfExp):
+            return self._functions_named(value.body) + self._functions_named(value.orelse)
+        if (isinstance(value, ast.Name) and not self.scope.lookup(value.id)[0] and self.context.binding(value.id) is None
+                and self.graph.function(value.id) is not None):
+            return (value.id,)
+        return ()
 
     def _note_alternatives(self, node: ast.Assign) -> None:
         """`v = a if flag else b`: remember both sides, so that a later `if flag:` walks its
@@ -746,6 +768,7 @@ class ProvenanceVisitor(ScopeVisitor):
         self.frames.pop()
         self._envs.pop(id(self.scope), None)
         self._alternatives.pop(id(self.scope), None)
+        self._function_aliases.pop(id(self.scope), None)
 
     def graph_framework(self, node: ast.AST, qualname: Optional[str]) -> Optional[str]:
         """The framework when *node* is compiled by a jit decorator (its inputs are tensors)."""
@@ -789,6 +812,9 @@ class ProvenanceVisitor(ScopeVisitor):
         func = node.func
         if isinstance(func, ast.Name):
             bound, _ = self.scope.lookup(func.id)
+            aliases = self._function_aliases.get(id(self.scope), {}).get(func.id) if bound else None
+            if aliases:
+                return CallTarget("local", aliases[0], also=aliases[1:])
             if not bound and self.context.binding(func.id) is None:
                 if self.graph.function(func.id) is not None:
                     return CallTarget("local", func.id)
@@ -1035,7 +1061,8 @@ class ProvenanceVisitor(ScopeVisitor):
         if target.kind == "builtin":
             return self._eval_builtin(node, target.name)
         if target.kind == "local":
-            return self._eval_local(node, target.name)
+            results = [self._eval_local(node, name) for name in (target.name, *target.also)]
+            return results[0] if len(results) == 1 else join(results, tensor=next((r.tensor for r in results if r.tensor), None))
         hit = self.trigger_hit(node)
         framework = self._result_framework(node, target)
         args = [self.evaluate(a) for a in target.arguments(node)] + [self.evaluate(k.value) for k in node.keywords]
@@ -1043,8 +1070,11 @@ class ProvenanceVisitor(ScopeVisitor):
             origin = self.origin(node, hit.trigger.code)
             if hit.prov is not None and hit.trigger.test == "shape" and hit.prov.origin is not None:
                 origin = hit.prov.origin
-            # where(cond) returns one index tensor per dimension of cond.
-            result = Prov(Kind.DATA, framework or "mindspore", True, False, origin, index_tuple=hit.trigger.test == "single-argument")
+            # where(cond) and nonzero(cond, as_tuple=True) return one index tensor per dimension of cond.
+            index_tuple = hit.trigger.test == "single-argument" or any(
+                k.arg in self.vocab.index_tuple_keywords and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in node.keywords)
+            result = Prov(Kind.DATA, framework or "mindspore", True, False, origin, index_tuple=index_tuple)
             return replace(result, items=self._output_items(node, hit, result, args))
         if self.symbolic and (trigger := self.trigger_of(target)) is not None and trigger.test in ("value", "shape"):
             deps = set()
@@ -1124,6 +1154,9 @@ class ProvenanceVisitor(ScopeVisitor):
             mask = self._casts_to_bool(node)
         elif receiver is not None and receiver.mask and short in self.vocab.mask_preserving_methods:
             mask = True
+        elif target.kind in ("method", "api") and short in self.vocab.bool_reductions and (
+                (explicit if receiver is not None else explicit[1:]) or node.keywords):
+            mask = True  # m.any(dim=1): one boolean per row
         # torch.cat(parts), torch.stack(masks): the tensors inside a list argument count.
         tensors = [a for a in args if a.tensor] + [a.element for a in args if not a.tensor and a.element is not None and a.element.tensor]
         if not mask and tensors and all(t.mask for t in tensors) and (

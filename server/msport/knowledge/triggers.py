@@ -16,7 +16,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tupl
 from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, read_toml
 
 TESTS = ("always", "single-argument", "value", "shape")
-SYNTAX_KINDS = ("mask_index", "slice", "index", "branch", "loop")
+SYNTAX_KINDS = ("mask_index", "slice", "index", "slice_store", "branch", "loop")
 SEVERITY_TEXTS = ("error", "warning", "info", "unseen", "eager")
 FILE_NAME = "dynamic_shape.toml"
 
@@ -28,7 +28,7 @@ OUTPUT_KINDS = ("data", "input")
 _SYNTAX_FIELDS = ("code", "construct", "why", "workaround")
 _PROVENANCE_FIELDS = (
     "data_methods", "shape_methods", "shape_attributes", "shape_functions", "shape_primitives", "reductions",
-    "mask_functions", "mask_methods", "mask_preserving_methods", "cast_methods", "cast_functions",
+    "mask_functions", "mask_methods", "bool_reductions", "index_tuple_keywords", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
     "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
 )
@@ -38,7 +38,8 @@ _GRAPH_FIELDS = (
     "gradient_functions", "gradient_transforms",
 )
 _PIPELINE_FIELDS = (
-    "bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files", "call_parameters",
+    "bases", "base_modules", "methods", "keywords", "class_words", "function_words", "directories", "files", "call_methods",
+    "call_parameters",
 )
 
 

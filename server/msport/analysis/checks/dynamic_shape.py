@@ -20,7 +20,7 @@ is exempt.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Hashable, List, Optional, Tuple
+from typing import Dict, Hashable, List, Optional, Set, Tuple
 
 from ...knowledge.graph_mode import default_graph_mode
 from ..findings import Category, Finding, Related, Severity, Span
@@ -38,6 +38,7 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         super().__init__(chunk)
         self.lines = chunk.lines
         self._loops: List[ast.AST] = []  # the loops being walked, innermost last
+        self._read_and_written: Set[int] = set()  # targets of `x[i] += v`, reported as reads
         self._o2 = default_graph_mode().o2_meaning(self.settings.version)  # none | sinking | deprecated
 
     def visit_For(self, node) -> None:
@@ -166,19 +167,25 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         target = node.target
         if isinstance(target, ast.Subscript) and self.status() != PIPELINE:
             hit = self.subscript_hit(target)
-            if hit is not None and hit[0] != "slice":
-                self._report_subscript(target, *hit)
+            if hit is not None:
+                # A data-bound slice is reported as the region written, the rest as the read.
+                self._report_subscript(target, *hit, store=hit[0] == "slice")
+            self._read_and_written.add(id(target))
         super().visit_AugAssign(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if isinstance(node.ctx, ast.Load) and self.status() != PIPELINE:
+        if self.status() != PIPELINE and (isinstance(node.ctx, ast.Load) or (
+                isinstance(node.ctx, ast.Store) and id(node) not in self._read_and_written)):
             hit = self.subscript_hit(node)
-            if hit is not None:
-                self._report_subscript(node, *hit)
+            # Written to, a slice's region follows a data-dependent bound. A write through a
+            # mask or an index keeps every shape: a dynamic index is reported where it is made.
+            store = isinstance(node.ctx, ast.Store)
+            if hit is not None and (not store or hit[0] == "slice"):
+                self._report_subscript(node, *hit, store=store)
         self.generic_visit(node)
 
-    def _report_subscript(self, node: ast.Subscript, kind: str, part: ast.AST, prov: Prov) -> None:
-        rule = self.rules.syntax_rule(kind)
+    def _report_subscript(self, node: ast.Subscript, kind: str, part: ast.AST, prov: Prov, store: bool = False) -> None:
+        rule = self.rules.syntax_rule(f"{kind}_store" if store else kind)
         origin = prov.origin
         written = source_text(node)
         if kind == "mask_index":
