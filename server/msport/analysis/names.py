@@ -41,10 +41,22 @@ class TensorValue:
     framework: str  # "torch" | "mindspore"
 
 
-Value = Union[Ref, Instance, TensorValue]
+@dataclass(frozen=True)
+class Items:
+    """A tuple of known length whose elements are known one by one (None: not known), as a
+    project function returns it (`return loss, loss_items`)."""
+
+    values: Tuple[Optional["Value"], ...]
+
+
+Value = Union[Ref, Instance, TensorValue, Items]
 
 #: Prefix of user-defined classes in ``Instance.cls``.
 LOCAL = "<module>"
+
+#: The ModuleContext fact holding the module's functions with what they return and what their
+#: callers pass (provenance.ModuleGraph, built by graph_context.py, other modules' included).
+GRAPH_FACT = "dynamic_shape.graph"
 
 
 class _Key(tuple):
@@ -80,6 +92,8 @@ class ModuleContext:
     #: Module-level names bound once to an instance (`criterion = nn.CrossEntropyLoss()`,
     #: `loss_fn = ComputeLoss()`): name -> qualified class ("<module>.X" for classes of this module).
     instances: Tuple[Tuple[str, str], ...] = ()
+    #: Functions and methods of the module ("f", "Class.m") annotated to return a tensor.
+    tensor_returns: FrozenSet[str] = frozenset()
 
     @property
     def key(self) -> Tuple:
@@ -110,7 +124,7 @@ class ModuleContext:
         object.__setattr__(self, "_imported", dict(self.imported_classes))
         object.__setattr__(self, "_instances", dict(self.instances))
         object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts,
-                                               self.classes, self.imported_classes, self.instances)))
+                                               self.classes, self.imported_classes, self.instances, self.tensor_returns)))
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,9 @@ class ChunkFacts:
     functions: Tuple[str, ...] = ()
     #: Top-level `name = Callee(...)` assignments: (name, the callee as a dotted name).
     instances: Tuple[Tuple[str, str], ...] = ()
+    #: Functions and methods ("f", "Class.m") with their return annotation as a dotted name
+    #: (`-> Tensor`, `-> Optional[torch.Tensor]`).
+    returns: Tuple[Tuple[str, str], ...] = ()
 
 
 def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
@@ -155,9 +172,18 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
     instances = tuple(
         (node.targets[0].id, callee) for node in tree.body
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        and isinstance(node.value, ast.Call) and (callee := dotted_name(node.value.func)) and callee.rpartition(".")[2][:1].isupper()
+        and isinstance(node.value, ast.Call) and (callee := dotted_name(node.value.func))
+        and (callee.rpartition(".")[2][:1].isupper() or "." in callee)  # a class, or an API (`torch.tensor`)
     )
-    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances)
+    returns = []
+    for node in tree.body:
+        for function, prefix in ([(node, "")] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else
+                                 [(m, node.name + ".") for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                                 if isinstance(node, ast.ClassDef) else []):
+            annotation = dotted_name(_without_none(function.returns)) if function.returns is not None else None
+            if annotation:
+                returns.append((prefix + function.name, annotation))
+    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances, tuple(returns))
 
 
 def absolute_module(name: str, package: Optional[str]) -> Optional[str]:
@@ -187,7 +213,9 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
     classes: List[Tuple[str, Tuple[str, ...]]] = []
     functions: List[str] = []
     assigned: Dict[str, Optional[str]] = {}
+    returns: List[Tuple[str, str]] = []
     for item in facts:
+        returns.extend(item.returns)
         for name, callee in item.instances:
             assigned[name] = callee if assigned.get(name, callee) == callee else None  # assigned two classes: unknown
         for local, qualified in item.bindings:
@@ -222,10 +250,12 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
         if callee is None or name in bindings:
             continue
         cls = f"{LOCAL}.{callee}" if callee in local_classes else qualify(callee, context)
-        if cls:
+        if cls and (cls.rpartition(".")[2][:1].isupper() or knowledge.tensors.framework_of(cls)):
             instances.append((name, cls))
+    tensor_classes = knowledge.tensors.tensor_classes
+    tensor_returns = frozenset(name for name, annotation in returns if qualify(annotation, context) in tensor_classes)
     return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions),
-                         classes=class_names, imported_classes=imported, instances=tuple(instances))
+                         classes=class_names, imported_classes=imported, instances=tuple(instances), tensor_returns=tensor_returns)
 
 
 def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:
@@ -331,8 +361,8 @@ class ScopeVisitor(Visitor):
             cls = self.context.instance(node.id)
             if cls is not None:
                 # A module-level instance (`criterion = nn.CrossEntropyLoss()` in another chunk).
-                value = self._call_result(cls)
-                return value if isinstance(value, Instance) else None
+                value = self._call_result(cls)  # or a module-level tensor (`conversion = torch.tensor([...])`)
+                return value if isinstance(value, (Instance, TensorValue)) else None
             for module in self.context.star_imports:
                 candidate = f"{module}.{node.id}"
                 if self.knowledge.lookup(candidate):
@@ -366,6 +396,13 @@ class ScopeVisitor(Visitor):
             return operand if isinstance(operand, TensorValue) else None
         if isinstance(node, ast.Subscript):
             base = self.infer(node.value)
+            if isinstance(base, Items):
+                index = node.slice
+                if isinstance(index, ast.Constant) and type(index.value) is int and -len(base.values) <= index.value < len(base.values):
+                    return base.values[index.value]
+                return None
+            if isinstance(base, Instance):
+                return self._contained_layer(base)
             return base if isinstance(base, TensorValue) else None
         if isinstance(node, ast.Compare):
             # Comparisons of tensors are boolean tensors (masks).
@@ -410,10 +447,15 @@ class ScopeVisitor(Visitor):
 
     def infer_call(self, node: ast.Call) -> Optional[Value]:
         func = self.infer(node.func)
+        returned = self._project_result(node, func)
+        if returned is not None:
+            return returned
         if isinstance(func, Ref):
             return self._call_result(func.qualified)
         if isinstance(func, Instance) and self.is_layer(func):
             return TensorValue(func.framework or "torch")
+        if func is None and self._submodule_call(node):
+            return TensorValue(self.module_framework() or "torch")
         if isinstance(node.func, ast.Attribute):
             receiver = self.infer(node.func.value)
             if receiver is None:
@@ -423,6 +465,107 @@ class ScopeVisitor(Visitor):
                     return None
                 return receiver
         return None
+
+    # -- the project's functions ---------------------------------------------------------
+    def project_graph(self):
+        """The module's function facts (provenance.ModuleGraph), or None before they exist."""
+        cached = self.context.__dict__.get("_graph", False)
+        if cached is False:
+            cached = next((value for name, value in self.context.facts if name == GRAPH_FACT), None)
+            self.context.__dict__["_graph"] = cached
+        return cached
+
+    def project_function(self, func: ast.AST, value: Optional[Value] = None, inferred: bool = False) -> Optional[str]:
+        """The function of this module ("f", "Class.m") or of another module of the project
+        ("pkg.mod.f", "pkg.mod.Class.m") that calling *func* runs, when the graph facts know it
+        (*value*: what *func* infers to, when the caller has it already)."""
+        graph = self.project_graph()
+        if graph is None:
+            return None
+        if isinstance(func, ast.Name):
+            bound, _ = self.scope.lookup(func.id)
+            if not bound and self.context.binding(func.id) is None and graph.function(func.id) is not None:
+                return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name():
+            if self.self_attribute(func.attr) is None and self.class_stack:
+                return graph.resolve_method(self.class_stack[0].name, func.attr) or self._base_method_elsewhere(self.class_stack[0], func.attr)
+            return None
+        if not inferred:
+            value = self.infer(func)
+        if isinstance(value, Ref):
+            return value.qualified if graph.function(value.qualified) is not None else None
+        if isinstance(value, Instance) and not self.is_layer(value):
+            # Calling an instance of a plain class runs its __call__ (`ComputeLoss(model)(p, t)`).
+            return self._method_of(value, "__call__")
+        if isinstance(func, ast.Attribute):
+            receiver = self.infer(func.value)
+            if isinstance(receiver, Instance):
+                return self._method_of(receiver, func.attr)
+        return None
+
+    def _base_method_elsewhere(self, cls: ast.ClassDef, method: str) -> Optional[str]:
+        """`self.propagate(...)` defined by a base class of another module of the project."""
+        graph = self.project_graph()
+        for base in cls.bases:
+            qualified = qualified_name(base, self.context)
+            if qualified is not None and graph.function(f"{qualified}.{method}") is not None:
+                return f"{qualified}.{method}"
+        return None
+
+    def _method_of(self, instance: Instance, method: str) -> Optional[str]:
+        graph = self.project_graph()
+        if instance.cls.startswith(LOCAL + "."):
+            return graph.resolve_method(instance.cls[len(LOCAL) + 1:], method)
+        name = f"{instance.cls}.{method}"
+        return name if graph.function(name) is not None else None
+
+    def _project_result(self, node: ast.Call, func: Optional[Value]) -> Optional[Value]:
+        """What a call of a project function returns, from its summary: a tensor when it makes
+        one or returns one of the tensors it is given (`log_p = _log_probs(pred)`), element by
+        element for a tuple of known length (`loss, items = self.criterion(p, t)`)."""
+        name = self.project_function(node.func, func, inferred=True)
+        if name in self.context.tensor_returns:
+            return TensorValue(self.module_framework() or "torch")  # `def propagate(...) -> Tensor`
+        facts = self.project_graph().function(name) if name else None
+        summary = facts.summary if facts is not None else None
+        if summary is None or summary.opaque:
+            return None
+        arguments: Dict[int, Optional[Value]] = {}
+
+        def argument(index: int) -> Optional[Value]:
+            if index not in arguments:
+                expr = node.args[index] if index < len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args[:index + 1]) else None
+                if expr is None and index < len(facts.params):
+                    expr = next((k.value for k in node.keywords if k.arg == facts.params[index]), None)
+                arguments[index] = self.infer(expr) if expr is not None else None
+            return arguments[index]
+
+        def value_of(prov) -> Optional[Value]:
+            if prov.opaque:
+                return None
+            if prov.items:
+                return Items(tuple(value_of(item) for item in prov.items))
+            if prov.tensor:
+                return TensorValue(prov.tensor)
+            for relation, index in sorted(prov.deps):
+                passed = argument(index) if relation == "value" else None
+                if isinstance(passed, TensorValue):
+                    return passed
+            return None
+
+        return value_of(summary)
+
+    def _submodule_call(self, node: ast.Call) -> bool:
+        """`self.layer4(x)` in a layer class, `layer4` an attribute msport could not type (built
+        by a helper: `self.layer4 = self._make_layer(...)`) and not a method: calling a sub-layer
+        with a tensor gives a tensor."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name()):
+            return False
+        cls = self.class_stack[0] if self.class_stack else None
+        if cls is None or self.context.layer_framework(cls.name) is None or func.attr not in _assigned_attributes(cls):
+            return False
+        return bool(node.args) and isinstance(self.infer(node.args[0]), TensorValue)
 
     def evidently_tensor(self, method: ast.Attribute, called: bool = False) -> Optional[TensorValue]:
         """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`; *called*:
@@ -500,6 +643,10 @@ class ScopeVisitor(Visitor):
         if isinstance(target, ast.Name):
             self.scope.values[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Items) and len(value.values) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                for item, element in zip(target.elts, value.values):
+                    self.bind(item, element)
+                return
             # `values, indices = x.max(dim)`: every element of a tensor-op result is a tensor.
             element = value if isinstance(value, TensorValue) else None
             for item in target.elts:
@@ -537,6 +684,9 @@ class ScopeVisitor(Visitor):
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
         self._bind_unknown(node.target)
+        element = self.iteration_value(node.iter)
+        if element is not None:
+            self.bind(node.target, element)
         for stmt in node.body + node.orelse:
             self.visit(stmt)
 
@@ -556,6 +706,34 @@ class ScopeVisitor(Visitor):
         self.visit(node.value)
         self.bind(node.target, self.infer(node.value))
 
+    def iteration_value(self, iterable: ast.AST) -> Optional[Value]:
+        """What iterating *iterable* gives, when known: the rows of a tensor (and of the tensors
+        `split`/`unbind` return) are tensors; `zip` of tensors gives a tuple of rows; `enumerate`
+        a counter and a row. A list or tuple literal of tensors gives tensors."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords \
+                and not self.scope.lookup(iterable.func.id)[0] and self.context.binding(iterable.func.id) is None:
+            if iterable.func.id == "zip" and iterable.args and not any(isinstance(a, ast.Starred) for a in iterable.args):
+                return Items(tuple(self.iteration_value(a) for a in iterable.args))
+            if iterable.func.id == "enumerate" and len(iterable.args) == 1:
+                return Items((None, self.iteration_value(iterable.args[0])))
+            if iterable.func.id == "reversed" and len(iterable.args) == 1:
+                return self.iteration_value(iterable.args[0])
+            return None
+        if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
+            values = [self.infer(e) for e in iterable.elts]
+            return values[0] if isinstance(values[0], TensorValue) and all(v == values[0] for v in values) else None
+        value = self.infer(iterable)
+        if isinstance(value, Instance):
+            return self._contained_layer(value)
+        return value if isinstance(value, TensorValue) else None
+
+    def _contained_layer(self, container: Instance) -> Optional[Instance]:
+        """A layer of a ModuleList / Sequential (the base layer class of its framework)."""
+        if container.cls not in self.facts.layer_containers:
+            return None
+        framework = self.facts.framework_of(container.cls) or "torch"
+        return Instance(self.facts.layer_base[framework], framework)
+
     def _bind_unknown(self, target: ast.AST) -> None:
         for name in walk(target):
             if isinstance(name, ast.Name):
@@ -569,6 +747,7 @@ class ScopeVisitor(Visitor):
                 annotation = pyast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return None
+        annotation = _without_none(annotation, self.context)
         value = self.infer(annotation)
         if isinstance(value, Ref) and value.qualified in self.facts.tensor_classes:
             return TensorValue(self.facts.framework_of(value.qualified) or "torch")
@@ -591,6 +770,12 @@ class ScopeVisitor(Visitor):
         """`self.x = <value>` anywhere in the class's methods, so that other methods see them."""
         attributes: Dict[str, Value] = {}
         outer = self.scope
+        for stmt in node.body:
+            # Fields declared in the class body (`keypoints: torch.Tensor` of a dataclass).
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                value = self._annotation_value(stmt.annotation)
+                if value is not None:
+                    attributes[stmt.target.id] = value
         for method in node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
                 continue
@@ -619,13 +804,21 @@ class ScopeVisitor(Visitor):
         None: norm_layer = nn.BatchNorm2d`), so that `self.bn = norm_layer(c)` is known to be a
         layer. A name given values of different kinds stays unknown."""
         values: Dict[str, Optional[Value]] = {}
-        for stmt in statements:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in wanted:
-                name, value = stmt.targets[0].id, self.infer(stmt.value)
-                values[name] = value if values.get(name, value) == value else None
+        before = {name: self.scope.values[name] for name in wanted if name in self.scope.values}
+        assignments = sorted((stmt for stmt in statements if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                              and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in wanted), key=lambda a: a.lineno)
+        for stmt in assignments:  # in source order (the walk is breadth-first)
+            name, value = stmt.targets[0].id, self.infer(stmt.value)
+            values[name] = value if values.get(name, value) == value else None
+            if values[name] is not None:
+                # In order: `data = torch.as_tensor(data)` then `data = data.to(dtype)` is one tensor.
+                self.scope.values[name] = values[name]
         for name, value in values.items():
-            if value is not None:
-                self.scope.values[name] = value
+            if value is None:  # given values of different kinds: back to what it was before
+                if name in before:
+                    self.scope.values[name] = before[name]
+                else:
+                    self.scope.values.pop(name, None)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for expr in node.decorator_list:
@@ -669,6 +862,7 @@ class ScopeVisitor(Visitor):
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         graph_method = self._is_layer_forward(node)
         used_as_tensors: Optional[FrozenSet[str]] = None
+        passed = self._passed_tensors(node)
         for index, arg in enumerate(params):
             if self.scope.self_name and arg.arg == self.scope.self_name:
                 continue
@@ -676,7 +870,9 @@ class ScopeVisitor(Visitor):
             if value is None and graph_method and arg.annotation is None:
                 # Inputs of forward/construct are tensors in model code.
                 value = TensorValue(graph_method)
-            elif value is None and arg.annotation is None and self.module_framework():
+            elif value is None and arg.annotation is None and passed is not None and arg.arg in passed:
+                value = passed[arg.arg]  # a caller passes a tensor here
+            if value is None and arg.annotation is None and not graph_method and self.module_framework():
                 if used_as_tensors is None:
                     used_as_tensors = tensor_parameters(node, self)
                 if arg.arg in used_as_tensors and not self.knowledge.triggers.provenance.matches("scalar_parameter_names", arg.arg):
@@ -686,6 +882,25 @@ class ScopeVisitor(Visitor):
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
                 self.scope.values[extra.arg] = None
+
+    def _passed_tensors(self, node) -> Optional[Dict[str, TensorValue]]:
+        """Parameters of a top-level function or method that its callers (in this module or in
+        others, from the graph facts) pass tensors to."""
+        graph = self.project_graph()
+        outer = self.scope.parent
+        if graph is None or outer is None or isinstance(node, ast.Lambda):
+            return None
+        if outer.parent is None and not self.class_stack:
+            key = node.name
+        elif len(self.class_stack) == 1 and outer.parent is not None and outer.parent.parent is None and self._directly_in_class(node):
+            key = f"{self.class_stack[0].name}.{node.name}"
+        else:
+            return None
+        facts = graph.function(key)
+        if facts is None or not facts.arguments:
+            return None
+        return {name: TensorValue(prov.tensor) for name, prov in zip(facts.params, facts.arguments)
+                if prov is not None and prov.tensor and not prov.opaque}
 
     def module_framework(self) -> Optional[str]:
         """torch when the module imports torch (code being ported), else mindspore when it imports
@@ -742,6 +957,45 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
                 used.add(node.value.id)
     found = frozenset(used)
     function.__dict__[_TENSOR_PARAMS] = found
+    return found
+
+
+_OPTIONAL = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional"})
+
+
+def _without_none(annotation: ast.AST, context: Optional[ModuleContext] = None) -> ast.AST:
+    """`Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None` -> `Tensor`: a value that may be
+    None is a tensor wherever a method is called on it."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        if _is_none(annotation.right):
+            return _without_none(annotation.left, context)
+        if _is_none(annotation.left):
+            return _without_none(annotation.right, context)
+    elif isinstance(annotation, ast.Subscript) and (
+            qualified_name(annotation.value, context) in _OPTIONAL if context is not None
+            else dotted_name(annotation.value) in ("Optional", "typing.Optional", "Union", "typing.Union")):
+        index = annotation.slice
+        members = [e for e in index.elts if not _is_none(e)] if isinstance(index, ast.Tuple) else [index]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+_ASSIGNED = "_msport_self_attributes"  # memo on the class node
+
+
+def _assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
+    """Attributes some method of *cls* assigns on its first parameter (`self.layer4 = ...`)."""
+    found = cls.__dict__.get(_ASSIGNED)
+    if found is None:
+        names: Set[str] = set()
+        for method in cls.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+                first = method.args.args[0].arg
+                for node in walk(method):
+                    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == first:
+                        names.add(node.attr)
+        found = cls.__dict__[_ASSIGNED] = frozenset(names)
     return found
 
 

@@ -27,12 +27,9 @@ from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence
 from ..knowledge.index import KnowledgeBase
 from ..knowledge.triggers import Trigger
 from .findings import Span
-from .names import LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
+from .names import GRAPH_FACT, LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
 from .visitor import walk
 from .spans import node_span
-
-#: Name of the ModuleGraph in ModuleContext.facts.
-GRAPH_FACT = "dynamic_shape.graph"
 
 
 class Kind(IntEnum):

@@ -47,6 +47,7 @@ class TensorFacts:
     tensor_evidence_calls: FrozenSet[str] = frozenset()  # evidence only when called (x.size(0))
     tensor_input_parameters: FrozenSet[str] = frozenset()
     tensor_sequence_parameters: FrozenSet[str] = frozenset()
+    layer_containers: FrozenSet[str] = frozenset()  # iterating or indexing one gives a layer
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -209,6 +210,7 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         tensor_evidence_calls=frozenset(data.get("tensor_evidence_calls", ())),
         tensor_input_parameters=frozenset(data.get("tensor_input_parameters", ())),
         tensor_sequence_parameters=frozenset(data.get("tensor_sequence_parameters", ())),
+        layer_containers=frozenset(data.get("layer_containers", ())),
     )
 
 

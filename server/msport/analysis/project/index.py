@@ -152,6 +152,7 @@ class _Linker:
         self._frameworks: Dict[Tuple[str, str], Optional[str]] = {}
         self._statuses: Optional[Dict[Node, str]] = None
         self._incoming: Optional[Tuple[Dict[Node, List[Tuple[Optional[Prov], ...]]], Dict[Node, Set[str]]]] = None
+        self._subclassed: Optional[Dict[str, Set[str]]] = None
 
     # -- names -------------------------------------------------------------------------
     def resolve(self, qualified: str, importer: Optional[str], depth: int = 0) -> Optional[Tuple[str, str]]:
@@ -400,10 +401,24 @@ class _Linker:
                 for name, export in own.items() if (module, name) in arguments
             )),
             callers=tuple(sorted((name, tuple(sorted(callers[(module, name)]))) for name in own if (module, name) in callers)),
-            wanted=tuple(sorted(name for name in own if (module, name) in callers)),
+            wanted=tuple(sorted(name for name in own if (module, name) in callers or name.partition(".")[0] in self.subclassed(module))),
             second_order=tuple(sorted((name, tuple(self._site_text(site, module) for site in sites))
                                       for name in own for sites in [self.second_order().get((module, name))] if sites)),
         )
+
+    def subclassed(self, module: str) -> Set[str]:
+        """Classes of *module* that a class of another module subclasses: their methods are
+        called on `self` there (`out = self.propagate(x)`), so their summaries are wanted."""
+        if self._subclassed is None:
+            found: Dict[str, Set[str]] = {}
+            for other, classes in self._classes.items():
+                for export in classes.values():
+                    for base in export.bases:
+                        where = self._base(other, base) if base.startswith("ext:") else None
+                        if where is not None and where[0] != other:
+                            found.setdefault(where[0], set()).add(where[1])
+            self._subclassed = found
+        return self._subclassed.get(module, set())
 
     def _function_facts(self, node: Node, statuses: Dict[Node, str]) -> FunctionFacts:
         export = self._functions[node[0]][node[1]]

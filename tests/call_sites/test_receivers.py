@@ -1,0 +1,175 @@
+"""Receivers typed within one module (issue 13), from patterns of real projects: each case names a
+call that must get a tensor-method verdict in the migration report's API uses, beside a look-alike
+(same method name) whose receiver is not a tensor and must get none."""
+
+import pytest
+
+from msport.analysis import Analyzer, Settings
+from msport.analysis.api_uses import api_uses
+
+
+def judged(knowledge, text):
+    """{(1-based line, method)} of every tensor method the report counts."""
+    settings = Settings()
+    result = Analyzer().analyze(text, settings, None)
+    return {(u.span.start_line + 1, u.torch_api.rpartition(".")[2]) for u in api_uses(result, knowledge, settings)
+            if u.torch_api.startswith("torch.Tensor.")}
+
+
+CASES = {
+    # kornia losses: the log-probabilities come from a helper of the same module.
+    "helper result": (
+        "import torch\n"
+        "def _log_probs(pred):\n"
+        "    return pred.log_softmax(1)\n"
+        "def _names(n):\n"
+        "    return ['a'] * n\n"
+        "def focal(pred, n):\n"
+        "    log_p = _log_probs(pred)\n"
+        "    names = _names(n)\n"
+        "    names.sort()\n"  # 9: a list
+        "    return log_p.exp()\n",  # 10
+        (10, "exp"), (9, "sort"),
+    ),
+    # pytorch_metric_learning: a tuple element of a helper's result, the others not tensors.
+    "tuple element": (
+        "import torch\n"
+        "def split(x: torch.Tensor):\n"
+        "    return x[:, 0], {'n': 1}\n"
+        "def use(t: torch.Tensor):\n"
+        "    rows, meta = split(t)\n"
+        "    meta.values()\n"  # 6: a dict
+        "    return rows.flatten()\n",  # 7
+        (7, "flatten"), (6, "values"),
+    ),
+    # kornia subpix: the parameters are tensors at every call of the module.
+    "parameters from callers": (
+        "import torch\n"
+        "def det3(dxx, dyy, names):\n"
+        "    names.copy()\n"  # 3: a list at the call
+        "    det = dxx * dyy\n"
+        "    return det.abs()\n"  # 5
+        "def solve(h: torch.Tensor):\n"
+        "    return det3(h[0], h[1], ['xx', 'yy'])\n",
+        (5, "abs"), (3, "copy"),
+    ),
+    # mmdet BaseBoxes: `self.tensor = data` after data is made a tensor in steps.
+    "self attribute assigned in steps": (
+        "import torch\n"
+        "class Boxes:\n"
+        "    def __init__(self, data, names):\n"
+        "        if isinstance(data, list):\n"
+        "            data = torch.as_tensor(data)\n"
+        "        data = data.to(dtype=torch.float32)\n"
+        "        self.tensor = data\n"
+        "        self.names = names\n"
+        "    def chunk(self, n):\n"
+        "        self.names.index('a')\n"  # 10: unknown, not a tensor
+        "        return self.tensor.chunk(n)\n",  # 11
+        (11, "chunk"), (10, "index"),
+    ),
+    # kornia ALIKEDFeatures: dataclass fields annotated as tensors.
+    "dataclass field": (
+        "import torch\n"
+        "from dataclasses import dataclass\n"
+        "from typing import List\n"
+        "@dataclass\n"
+        "class Features:\n"
+        "    keypoints: torch.Tensor\n"
+        "    names: List[str]\n"
+        "    def to(self, device):\n"
+        "        self.names.copy()\n"  # 9
+        "        return self.keypoints.to(device)\n",  # 10
+        (10, "to"), (9, "copy"),
+    ),
+    # speechbrain RNN: hx: Optional[torch.Tensor].
+    "optional annotation": (
+        "import torch\n"
+        "from typing import List, Optional\n"
+        "def step(x, hx: Optional[torch.Tensor] = None, order: Optional[List[int]] = None):\n"
+        "    order.sort()\n"  # 4
+        "    return hx.reshape(2, -1)\n",  # 5
+        (5, "reshape"), (4, "sort"),
+    ),
+    # torch_geometric QM9: a module-level tensor constant used in a function.
+    "module-level tensor": (
+        "import numpy as np\n"
+        "import torch\n"
+        "conversion = torch.tensor([1.0, 2.0])\n"
+        "table = np.array([1.0, 2.0])\n"
+        "def scale(y):\n"
+        "    t = table.reshape(1, -1)\n"  # 6: NumPy
+        "    return y * conversion.view(1, -1)\n",  # 7
+        (7, "view"), (6, "reshape"),
+    ),
+    # torch_geometric convs: a method annotated to return a tensor.
+    "return annotation": (
+        "from typing import List\n"
+        "import torch\n"
+        "from torch import Tensor\n"
+        "class Conv:\n"
+        "    def propagate(self, x) -> Tensor:\n"
+        "        return helper(x)\n"
+        "    def keys(self) -> List[str]:\n"
+        "        return helper(None)\n"
+        "    def run(self, x):\n"
+        "        self.keys().sort()\n"  # 10
+        "        out = self.propagate(x)\n"
+        "        return out.mean(dim=1)\n",  # 12
+        (12, "mean"), (10, "sort"),
+    ),
+    # ultralytics SAM encoder: the layers of a ModuleList, each called on a tensor.
+    "layers of a ModuleList": (
+        "from torch import nn\n"
+        "class Encoder(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layers = nn.ModuleList([nn.Linear(4, 4)])\n"
+        "        self.names = ['a', 'b']\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        for name in self.names:\n"
+        "            name.split('_')\n"  # 11: str.split
+        "        return x.transpose(0, 1)\n",  # 12
+        (12, "transpose"), (11, "split"),
+    ),
+    # speechbrain ResNet: sub-layers built by a helper method, called on the input.
+    "sub-layer built by a helper": (
+        "from torch import nn\n"
+        "class ResNet(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layer1 = self._make_layer(4)\n"
+        "    def _make_layer(self, n):\n"
+        "        return nn.Sequential(nn.Linear(n, n))\n"
+        "    def forward(self, x):\n"
+        "        x = self.layer1(x)\n"
+        "        return x.transpose(2, 3)\n"  # 10
+        "class Runner:\n"  # a plain class: its attributes' calls say nothing
+        "    def __init__(self, fn):\n"
+        "        self.fn = fn\n"
+        "    def run(self, x):\n"
+        "        return self.fn(x).transpose(2, 3)\n",  # 15
+        (10, "transpose"), (15, "transpose"),
+    ),
+    # ultralytics loss: rows of tensors in a loop (zip, enumerate).
+    "loop over tensors": (
+        "import torch\n"
+        "def per_image(preds: torch.Tensor, targets: torch.Tensor, names):\n"
+        "    for i, (p, t) in enumerate(zip(preds, targets)):\n"
+        "        p.float()\n"  # 4
+        "    for name in names:\n"
+        "        name.split('_')\n"  # 6
+        "    return t.sum()\n",  # 7
+        (4, "float"), (6, "split"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_receiver_typed_and_look_alike_not(knowledge, name):
+    text, wanted, look_alike = CASES[name]
+    found = judged(knowledge, text)
+    assert wanted in found, f"{name}: no verdict on line {wanted[0]} .{wanted[1]}(): {sorted(found)}"
+    assert look_alike not in found, f"{name}: line {look_alike[0]} .{look_alike[1]}() is not a tensor's"
