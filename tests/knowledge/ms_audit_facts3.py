@@ -12,18 +12,9 @@ import mindspore as ms
 import mindspore.dataset as ds
 from mindspore import Tensor, mint, ops
 
-rng = np.random.default_rng(2411)
-MATRIX = rng.standard_normal((3, 4)).astype(np.float32)
-OTHER = rng.standard_normal((3, 4)).astype(np.float32)
-SQUARE = rng.standard_normal((3, 3)).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
-RHS = rng.standard_normal((3, 2)).astype(np.float32)
-CROSS_A = rng.standard_normal((3, 3)).astype(np.float32)
-CROSS_B = rng.standard_normal((3, 3)).astype(np.float32)
-QUERY = rng.standard_normal((2, 4, 8)).astype(np.float32)
-IMAGE = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
-GRID = [np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)]
-WITH_NAN = MATRIX.copy()
-WITH_NAN[1, 2] = np.nan
+from audit3_inputs import (  # noqa: E402  (shared with the torch side)
+    CROSS_A, CROSS_B, GRID, IMAGE, KERNEL, MATRIX, OTHER, POOL_INPUT, QUERY, RHS, SIGNAL, SQUARE, WITH_NAN,
+)
 out = {}
 
 
@@ -130,14 +121,11 @@ out["hardswish"] = outcome(lambda: mint.nn.functional.hardswish(image))
 out["silu"] = outcome(lambda: mint.nn.functional.silu(image))
 
 # ops.conv2d (the CPU target of torch.nn.functional.conv2d): pad_mode is its fifth parameter
-KERNEL = np.random.default_rng(2411).standard_normal((2, 1, 3, 3)).astype(np.float32)
 out["conv_padding_positional"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, 1, groups=2))
 out["conv_padding_keyword"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=1, pad_mode="pad", groups=2))
 out["conv_padding_zero"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, padding=0, groups=2))
 out["conv_padding_same"] = outcome(lambda: ops.conv2d(image, Tensor(KERNEL), None, 1, pad_mode="same", groups=2))
-POOL_INPUT = np.random.default_rng(2411).standard_normal((1, 2, 9, 9)).astype(np.float32)
 out["maxpool_stride_given"] = outcome(lambda: ms.nn.MaxPool2d(3, stride=2)(Tensor(POOL_INPUT)))
-SIGNAL = np.random.default_rng(2411).standard_normal((1, 2, 16)).astype(np.float32)
 out["avgpool1d_padding"] = outcome(lambda: ms.nn.AvgPool1d(4, 2, padding=2)(Tensor(SIGNAL)))
 out["avgpool1d_pad_mode"] = outcome(lambda: ms.nn.AvgPool1d(4, 2, pad_mode="pad", padding=2)(Tensor(SIGNAL)))
 print(json.dumps(out))

@@ -15,19 +15,11 @@ import torch
 
 from msport.knowledge import default_knowledge
 
+from .audit3_inputs import (
+    CROSS_A, CROSS_B, GRID, IMAGE, KERNEL, MATRIX, OTHER, POOL_INPUT, QUERY, RHS, SIGNAL, SQUARE, WITH_NAN,
+)
+
 HERE = Path(__file__).resolve().parent
-rng = np.random.default_rng(2411)
-MATRIX = rng.standard_normal((3, 4)).astype(np.float32)
-OTHER = rng.standard_normal((3, 4)).astype(np.float32)
-SQUARE = rng.standard_normal((3, 3)).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
-RHS = rng.standard_normal((3, 2)).astype(np.float32)
-CROSS_A = rng.standard_normal((3, 3)).astype(np.float32)
-CROSS_B = rng.standard_normal((3, 3)).astype(np.float32)
-QUERY = rng.standard_normal((2, 4, 8)).astype(np.float32)
-IMAGE = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
-GRID = [np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)]
-WITH_NAN = MATRIX.copy()
-WITH_NAN[1, 2] = np.nan
 T = torch.from_numpy
 
 
@@ -192,7 +184,7 @@ def test_functional_conv_on_cpu_says_pad_mode(ms):
     from msport.analysis import Analyzer, Settings
     from msport.analysis.fixes import apply_fix
 
-    image, kernel = T(IMAGE), T(rng_kernel())
+    image, kernel = T(IMAGE), T(KERNEL)
     padded = torch.nn.functional.conv2d(image, kernel, None, 1, 1, groups=2)
     assert ms["conv_padding_positional"].startswith("raised")  # 1 lands in pad_mode
     assert close(ms["conv_padding_keyword"], padded)
@@ -213,14 +205,10 @@ def test_functional_conv_on_cpu_says_pad_mode(ms):
             assert fixed in after and "ops.conv2d(" in after, after
 
 
-def rng_kernel():
-    return np.random.default_rng(2411).standard_normal((2, 1, 3, 3)).astype(np.float32)
-
-
 def test_maxpool_given_its_stride_is_equivalent_as_written(ms):
     from msport.analysis import Analyzer, Settings
 
-    pool_input = T(np.random.default_rng(2411).standard_normal((1, 2, 9, 9)).astype(np.float32))
+    pool_input = T(POOL_INPUT)
     assert close(ms["maxpool_stride_given"], torch.nn.MaxPool2d(3, stride=2)(pool_input))
     head = "import torch.nn as nn\n"
     for call, code in (("nn.MaxPool2d(3, stride=2)", "MS103"), ("nn.MaxPool2d(3, 2, 1)", "MS102"), ("nn.MaxPool2d(2)", "MS102")):
@@ -248,7 +236,7 @@ def test_foreach_chooses_an_implementation_not_a_result():
 
 
 def test_avgpool1d_pads_only_with_pad_mode_pad(ms):
-    signal = T(np.random.default_rng(2411).standard_normal((1, 2, 16)).astype(np.float32))
+    signal = T(SIGNAL)
     assert ms["avgpool1d_padding"] == "raised ValueError"
     assert close(ms["avgpool1d_pad_mode"], torch.nn.AvgPool1d(4, 2, padding=2)(signal))
     assert "pad_mode='pad'" in verdict("torch.nn.AvgPool1d").note
