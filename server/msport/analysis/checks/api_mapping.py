@@ -17,7 +17,7 @@ from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
 from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
 from ..dtype_hints import DtypeOracle
-from ..names import Instance, Ref, names_tensor_method
+from ..names import Instance, Ref, is_layer_class, names_tensor_method
 from ..parents import called_by, parent_map
 from ..rename_safety import call_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
@@ -290,7 +290,7 @@ class ApiMappingCheck(Check):
 
     def _is_torch_layer(self, call: ast.Call) -> bool:
         named = self.qualified(call.func)
-        return bool(named) and named.startswith("torch.nn.") and self.knowledge.torch_apis.get(named) == "class"
+        return bool(named) and self.facts.framework_of(named) == "torch" and is_layer_class(named, self.facts)
 
     def _form_message(self, matched, verdict: Verdict, target: Optional[str]) -> str:
         return render(in_language(matched.form.message, self.settings.language), torch=verdict.torch, target=target or "", keyword=matched.keyword or "",
