@@ -256,6 +256,20 @@ async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(c
     assert english_in(_without_notes(default_knowledge(), "torch.cat", card)) == [], english_in(card)
 
 
+async def test_the_servers_own_notices_are_chinese(chinese: LanguageClient):
+    """A notice that belongs to no finding (an edit the server cannot apply) in the editor's
+    display language."""
+    chinese.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text="import torch\n")))
+    backwards = types.Range(start=types.Position(line=0, character=5), end=types.Position(line=0, character=0))
+    chinese.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(range=backwards, text="x = 1\n")]))
+    shown = await asyncio.wait_for(chinese.wait_for_notification(types.WINDOW_SHOW_MESSAGE), 60)
+    assert shown.message.startswith(f"msport：{URI}：无法应用一处编辑（") and shown.message.endswith("请重新打开该文件以重新同步"), shown.message
+    assert english_in(shown.message.split("（")[0] + shown.message.split("）")[-1]) == [], shown.message
+
+
 def test_the_workspace_scan_summary_in_both_languages():
     from msport.lsp.workspace_scan import ScanSummary
 
