@@ -168,10 +168,10 @@ def test_problems_with_settings_speak_chinese(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.msport]\nbackend = "tpu"\ntarget-versoin = "2.9"\nignore = ["XX9"]\nseverity = 3\n')
     (tmp_path / "model.py").write_text("import torch\n")
     done = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "model.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    lines = [line for line in done.stderr.splitlines() if line.startswith("msport: configuration error: ")]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("msport：配置错误：")]
     assert done.returncode == 2 and len(lines) == 4, done.stderr
     for line in lines:
-        reason = line.removeprefix("msport: configuration error: ").replace(str(tmp_path), "")
+        reason = line.removeprefix("msport：配置错误：").replace(str(tmp_path), "")
         assert re.search(r"[\u4e00-\u9fff]", reason) and english_in(reason) == [], reason
     assert any("是否想写 'target-version'" in line for line in lines), lines
     shown = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "--show-settings", "model.py"],
@@ -181,6 +181,12 @@ def test_problems_with_settings_speak_chinese(tmp_path):
     english = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "en", "--show-settings", "model.py"],
                              capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert "backend: expected one of ascend, gpu, cpu, got 'tpu'; using 'ascend'" in english.stdout, english.stdout
+    missing = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "--backend", "tpu", "nowhere.py"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert missing.returncode == 2 and missing.stderr.startswith("msport：错误：--backend：应为 ascend，gpu，cpu 之一，实际为 'tpu'"), missing.stderr
+    gone = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "nowhere.py", "gone.py"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert gone.returncode == 2 and gone.stderr.strip() == "msport：错误：文件或目录不存在：nowhere.py，gone.py", gone.stderr
 
 
 def _without_notes(knowledge, name, card):
