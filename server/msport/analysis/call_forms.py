@@ -348,7 +348,7 @@ def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched
                     continue
                 first = next(i for i, (n, _) in enumerate(positional) if n == name)
                 positional = positional[:first] + [(name, "(" + ", ".join(items) + ")")] + [p for p in positional[first:] if p[0] != name]
-            elif op in ("float", "as_tuple", "value_map"):
+            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple"):
                 name = str(args[0])
                 node = bound.get(name)
                 if node is None:
@@ -419,6 +419,12 @@ def _converted(op: str, node: ast.AST, extra, lines) -> Optional[str]:
         if isinstance(node, ast.Tuple):
             return node_text(node, lines)
         return f"({node_text(node, lines)},)" if value_kind(node) == "int" else None
+    if op == "wrap_float":
+        # A value msport cannot read (a variable, an attribute): float() of it, which the form's
+        # unsafe reason qualifies (an int becomes the same scale; a tuple raises).
+        return _converted("float", node, extra, lines) or f"float({node_text(node, lines)})"
+    if op == "wrap_tuple":
+        return _converted("as_tuple", node, extra, lines) or f"({node_text(node, lines)},)"
     if op == "value_map":
         # extra: alternating literal, replacement text ("tanh", "True", "none", "False")
         try:
