@@ -348,7 +348,7 @@ def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched
                     continue
                 first = next(i for i, (n, _) in enumerate(positional) if n == name)
                 positional = positional[:first] + [(name, "(" + ", ".join(items) + ")")] + [p for p in positional[first:] if p[0] != name]
-            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple"):
+            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple", "complement"):
                 name = str(args[0])
                 node = bound.get(name)
                 if node is None:
@@ -423,6 +423,16 @@ def _converted(op: str, node: ast.AST, extra, lines) -> Optional[str]:
         # A value msport cannot read (a variable, an attribute): float() of it, which the form's
         # unsafe reason qualifies (an int becomes the same scale; a tuple raises).
         return _converted("float", node, extra, lines) or f"float({node_text(node, lines)})"
+    if op == "complement":
+        # 1 - a number written as a number (BatchNorm's momentum: 0.03 -> 0.97), rounded so that
+        # the binary remainder of the subtraction is not written out.
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return repr(round(1 - value, 12))
     if op == "wrap_tuple":
         return _converted("as_tuple", node, extra, lines) or f"({node_text(node, lines)},)"
     if op == "value_map":

@@ -36,7 +36,7 @@ DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")
 #: Rewrites; analysis/call_forms.py builds the edits.
 REWRITES = ("drop", "rename", "tuple", "float", "as_tuple", "set", "retarget", "to_keyword",
-            "value_map", "legacy_reduction", "cast_input", "rule_rename", "wrap_float", "wrap_tuple")
+            "value_map", "legacy_reduction", "cast_input", "rule_rename", "wrap_float", "wrap_tuple", "complement")
 #: The call shapes the prover runs (PaConvert's five, and the literal/variable variation).
 SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 
