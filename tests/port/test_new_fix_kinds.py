@@ -7,9 +7,10 @@ the PyTorch instance's weights converted: every output within 1e-5 in PyNative a
 and ``msport convert-weights`` writing a checkpoint. One child process runs every command.
 
 The fix kinds: max pools with ceil_mode or padding get pad_mode='pad'; BatchNorm's momentum in
-MindSpore's convention (0.9 for the default, 1 - m for a number); LayerNorm sized by a variable
-and interpolate scaled by a variable, fixed unsafely with the assumption named; Tensor.chunk's
-dim= as axis= on CPU (no compiled kernel with dim=)."""
+MindSpore's convention (0.9 for the default, 1 - m for a number); LayerNorm sized by a variable,
+interpolate scaled by a variable and Conv padded by a variable, fixed unsafely with the assumption
+named; Tensor.chunk's dim= as axis= on CPU (no compiled kernel with dim=); Tensor.std without
+unbiased=/correction= gets ddof=1 (PyTorch's unbiased estimate)."""
 
 import json
 import shutil
@@ -40,7 +41,9 @@ FIXES = [
     ("squeeze_net", "nn.MaxPool2d(3, 2, padding=1, pad_mode='pad')", Safety.SAFE, ""),
     ("squeeze_net", "nn.BatchNorm2d(16, momentum=0.9)", Safety.UNSAFE, "torch container"),
     ("squeeze_net", "nn.BatchNorm2d(squeeze, momentum=0.97)", Safety.SAFE, ""),
+    ("squeeze_net", "kernel_size=3, padding=pad, pad_mode='pad'", Safety.UNSAFE, "assumes pad is an int or a tuple"),
     ("compact_sr", "scale_factor=float(self.scale)", Safety.UNSAFE, "assumes self.scale is one number"),
+    ("compact_sr", "x.std(axis=1, keepdims=True, ddof=1)", Safety.UNSAFE, ""),
     ("fused_attention", "nn.LayerNorm((dim,), epsilon=1e-5)", Safety.UNSAFE, "assumes dim is an int"),
     ("fused_attention", ".chunk(3, axis=-1)", Safety.UNSAFE, ""),
 ]

@@ -6,12 +6,12 @@ import torch.nn as nn
 
 
 class SqueezeExpand(nn.Module):
-    def __init__(self, cin, squeeze, expand):
+    def __init__(self, cin, squeeze, expand, pad=1):
         super().__init__()
         self.squeeze = nn.Conv2d(cin, squeeze, kernel_size=1)
         self.norm = nn.BatchNorm2d(squeeze, momentum=0.03)
         self.left = nn.Conv2d(squeeze, expand, kernel_size=1)
-        self.right = nn.Conv2d(squeeze, expand, kernel_size=3, padding=1)
+        self.right = nn.Conv2d(squeeze, expand, kernel_size=3, padding=pad)
         self.act = nn.ReLU(inplace=True)
 
     def forward(self, x):
