@@ -10,7 +10,8 @@ The fix kinds: max pools with ceil_mode or padding get pad_mode='pad'; BatchNorm
 MindSpore's convention (0.9 for the default, 1 - m for a number); LayerNorm sized by a variable,
 interpolate scaled by a variable and Conv padded by a variable, fixed unsafely with the assumption
 named; Tensor.chunk's dim= as axis= on CPU (no compiled kernel with dim=); Tensor.std without
-unbiased=/correction= gets ddof=1 (PyTorch's unbiased estimate)."""
+unbiased=/correction= gets ddof=1 (PyTorch's unbiased estimate); nn.ModuleList(<generator>)
+becomes CellList([...]) (CellList raises TypeError on a generator)."""
 
 import json
 import shutil
@@ -46,6 +47,7 @@ FIXES = [
     ("compact_sr", "x.std(axis=1, keepdims=True, ddof=1)", Safety.UNSAFE, ""),
     ("fused_attention", "nn.LayerNorm((dim,), epsilon=1e-5)", Safety.UNSAFE, "assumes dim is an int"),
     ("fused_attention", ".chunk(3, axis=-1)", Safety.UNSAFE, ""),
+    ("fused_attention", "CellList([", Safety.UNSAFE, ""),
 ]
 
 TRAIN = """

@@ -143,6 +143,8 @@ def value_kind(node: ast.AST) -> str:
         return "list"
     if isinstance(node, ast.Tuple):
         return "tuple"
+    if isinstance(node, ast.GeneratorExp):
+        return "generator"
     return "variable"
 
 
@@ -151,6 +153,8 @@ _KIND_MATCHES = {
     "number": ("int", "float"),
     "sequence": ("list", "tuple"),
     "literal": ("true", "false", "none", "int", "float", "str", "literal", "list", "tuple"),
+    # a generator expression is a value msport cannot read, as a variable is
+    "variable": ("variable", "generator"),
 }
 
 
@@ -348,7 +352,7 @@ def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched
                     continue
                 first = next(i for i, (n, _) in enumerate(positional) if n == name)
                 positional = positional[:first] + [(name, "(" + ", ".join(items) + ")")] + [p for p in positional[first:] if p[0] != name]
-            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple", "complement"):
+            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple", "complement", "as_list"):
                 name = str(args[0])
                 node = bound.get(name)
                 if node is None:
@@ -423,6 +427,15 @@ def _converted(op: str, node: ast.AST, extra, lines) -> Optional[str]:
         # A value msport cannot read (a variable, an attribute): float() of it, which the form's
         # unsafe reason qualifies (an int becomes the same scale; a tuple raises).
         return _converted("float", node, extra, lines) or f"float({node_text(node, lines)})"
+    if op == "as_list":
+        # A generator expression as a list comprehension (CellList rejects a generator).
+        if not isinstance(node, ast.GeneratorExp):
+            return None
+        # A sole generator argument's node spans the call's own parentheses (`f(x for x in y)`):
+        # they are written back around the list (harmless where the generator had its own).
+        text = node_text(node, lines)
+        inner = text[1:-1] if text.startswith("(") and text.endswith(")") else text
+        return f"([{inner}])"
     if op == "complement":
         # 1 - a number written as a number (BatchNorm's momentum: 0.03 -> 0.97), rounded so that
         # the binary remainder of the subtraction is not written out.

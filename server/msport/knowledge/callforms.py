@@ -30,13 +30,13 @@ VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
             "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
-               "sequence", "literal", "variable")
+               "sequence", "literal", "variable", "generator")
 INSIDE = ("torch-container",)
 DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")
 #: Rewrites; analysis/call_forms.py builds the edits.
 REWRITES = ("drop", "rename", "tuple", "float", "as_tuple", "set", "retarget", "to_keyword",
-            "value_map", "legacy_reduction", "cast_input", "rule_rename", "wrap_float", "wrap_tuple", "complement")
+            "value_map", "legacy_reduction", "cast_input", "rule_rename", "wrap_float", "wrap_tuple", "complement", "as_list")
 #: The call shapes the prover runs (PaConvert's five, and the literal/variable variation).
 SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 

@@ -1,6 +1,6 @@
 """A pre-norm transformer block written for PyTorch (a test model of msport): one fused
 input projection split with chunk(dim=...), attention by batched matrix products, layer norms
-sized by a variable, an MLP with GELU."""
+sized by a variable, an MLP with GELU, gates built by a generator."""
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -32,7 +32,11 @@ class Block(nn.Module):
         self.attn = FusedAttention(dim, heads)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+        self.gates = nn.ModuleList(nn.Linear(dim, dim) for _ in range(2))
 
     def forward(self, x):
         x = x + self.attn(self.norm1(x))
-        return x + self.mlp(self.norm2(x))
+        x = x + self.mlp(self.norm2(x))
+        for gate in self.gates:
+            x = x * gate(x).sigmoid()
+        return x
