@@ -192,6 +192,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     # one parameter, or a list of them that must all be absent
     if absent and (bound.opaque or any(bound.get(p) is not None for p in ([absent] if isinstance(absent, str) else absent))):
         return None
+    present = form.condition("present")
+    # other parameters the call must pass too (a max pool's stride, without which its default differs)
+    if present and any(bound.get(p) is None for p in ([present] if isinstance(present, str) else present)):
+        return None
     wanted = form.condition("value")
     if wanted and not _kind_matches(wanted, value_kind(node)):
         return None

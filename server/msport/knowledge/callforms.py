@@ -28,7 +28,7 @@ PROVEN_FILE = "proven_callforms.toml"
 VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 #: Conditions on a call; analysis/call_forms.py interprets each (all given must hold).
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
-            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default")
+            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default", "present")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
                "sequence", "literal", "variable", "generator")
 INSIDE = ("torch-container",)
