@@ -32,6 +32,11 @@ from .visitor import walk
 from .spans import node_span
 
 
+#: Joins a helper call and what its result comes from in an Origin's text ("match(iou), which
+#: returns nonzero(m)"); messages split at it to say the chain in the user's language.
+RETURNS = ", which returns "
+
+
 class Kind(IntEnum):
     UNKNOWN = 0
     CONST = 1
@@ -179,7 +184,7 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin, may
     kind, tensor, dynamic, mask, sized = summary.kind, summary.tensor, summary.dynamic, summary.mask, summary.sized
     origin: Optional[Origin] = None
     if summary.origin is not None and (summary.dynamic or summary.kind == Kind.DATA):
-        origin = Origin(f"{call.text}, which returns {summary.origin.text}", call.span, summary.origin.code)
+        origin = Origin(f"{call.text}{RETURNS}{summary.origin.text}", call.span, summary.origin.code)
     for relation, index in sorted(summary.deps):
         arg = args[index] if index < len(args) and args[index] is not None else UNKNOWN
         if relation == "value":
