@@ -225,6 +225,10 @@ class FunctionFacts:
     #: functions and methods of this file it calls, instances of local classes included
     #: (their forward/construct/__call__): the call graph, for analyses that follow it
     callees: Tuple[str, ...] = ()
+    #: A construct with a data-dependent shape it runs, in its body or in a function it calls
+    #: (in this module or another), as written there: a branch on data that calls it decides
+    #: whether that shape is made (graph_context.py).
+    runs: Optional[Origin] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1177,6 +1181,10 @@ class ProvenanceVisitor(ScopeVisitor):
             # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):
             # constant or shape-derived when they are.
             kind = max((a.kind for a in args), default=Kind.CONST)
+        elif self._shape_held(node, target, receiver) and all(a.kind in (Kind.CONST, Kind.SHAPE) for a in args):
+            # A method of a shape held in a tensor (torch._shape_as_tensor(x)[1].clamp(max=300)):
+            # known when the graph is compiled, as the shape is.
+            kind = Kind.SHAPE
         elif tensors and all(a.kind == Kind.SHAPE for a in tensors) and max(a.kind for a in args) == Kind.SHAPE:
             # Computed from tensors built out of shapes (torch.tensor(x.shape[-2:]).min()): known
             # when the graph is compiled, as the shapes are.
@@ -1188,6 +1196,13 @@ class ProvenanceVisitor(ScopeVisitor):
             origin = self.origin(node)  # mask.sum(): where a count or a condition comes from
         deps = frozenset() if reduction else _all_value_deps(args)
         return Prov(kind, framework or "torch", dynamic, mask, origin, deps)
+
+    def _shape_held(self, node: ast.Call, target: CallTarget, receiver: Optional[Prov]) -> bool:
+        """Whether a tensor method is called on a shape (the receiver's provenance is static
+        SHAPE), whether or not msport knew the receiver for a tensor."""
+        if receiver is None and target.kind == "unknown" and isinstance(node.func, ast.Attribute):
+            receiver = self.evaluate(node.func.value)
+        return receiver is not None and receiver.kind == Kind.SHAPE and not receiver.dynamic
 
     def _casts_to_bool(self, node: ast.Call) -> bool:
         for argument in (*node.args, *(k.value for k in node.keywords)):

@@ -40,7 +40,7 @@ _PROVENANCE_FIELDS = (
     "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
 )
 BRANCH_REASONS = (
-    "size_guard", "runs_dynamic", "appends", "stops", "skips", "loop_dynamic", "loop_grows", "side_dynamic", "sides_differ",
+    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "loop_grows", "side_dynamic", "sides_differ",
     "branch_dynamic_if", "branch_dynamic_else", "branches_differ", "return_dynamic", "returns_differ",
 )
 #: The frames of a finding's message ([messages]): the sentence that says what was found, by the

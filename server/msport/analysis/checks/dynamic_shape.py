@@ -243,6 +243,10 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         first, last = node.body[0].lineno - 1, (node.end_lineno or node.lineno) - 1
         if any(first <= f.span.start_line <= last for f in self.findings):
             return rules.branch_reason("runs_dynamic", self.language)
+        called = self._runs_in(node.body + node.orelse)
+        if called is not None:
+            callee, origin = called
+            return rules.branch_reason("calls_dynamic", self.language, callee=callee, construct=origin.text)
         statements = list(_branch_statements(node.body + node.orelse))
         for stmt in statements:
             name = _appended(stmt)
@@ -252,6 +256,25 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             return rules.branch_reason("stops", self.language)
         if self._loops and any(isinstance(stmt, ast.Continue) for stmt in statements) and _collects(self._loops[-1]):
             return rules.branch_reason("skips", self.language)
+        return None
+
+    def _runs_in(self, body: List[ast.stmt]) -> Optional[Tuple[str, Origin]]:
+        """(callee, construct) of the first call in *body* of a function that runs a construct
+        with a data-dependent shape inside (its own body or a function it calls, in this module
+        or another: FunctionFacts.runs), a layer's forward included."""
+        for stmt in body:
+            for call in _calls(stmt):
+                target = self.call_target(call)
+                if target.kind == "local":
+                    names = (target.name, *target.also)
+                elif target.kind == "layer":
+                    names = tuple(m for m in (self.graph.resolve_method(target.name, e) for e in self.facts.layer_entry_methods) if m)
+                else:
+                    continue
+                for name in names:
+                    facts = self.graph.function(name)
+                    if facts is not None and facts.runs is not None:
+                        return name, facts.runs
         return None
 
     def after_loop(self, node, before, after) -> None:
@@ -528,6 +551,16 @@ def _branch_statements(body: List[ast.stmt]):
             yield from _branch_statements(stmt.body + stmt.orelse)
         elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
             yield from _branch_statements(stmt.body)
+
+
+def _calls(node: ast.AST):
+    """The calls in *node*, not those in functions or classes defined inside it (run later, if ever)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        yield from _calls(child)
 
 
 def _appended(stmt: ast.stmt) -> Optional[str]:
