@@ -254,7 +254,7 @@ class MsportServer(LanguageServer):
             # Relative paths in editor settings (extendRules) are the workspace folder's.
             settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
         for problem in (*settings.problems, *setting_notices(settings)):
-            self._show_once(str(problem), types.MessageType.Warning)
+            self._show_once(problem.text(settings.language), types.MessageType.Warning)
         return settings
 
     def base_settings(self) -> Settings:
