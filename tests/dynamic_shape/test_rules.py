@@ -46,9 +46,18 @@ def test_every_api_named_by_a_trigger_exists_in_the_real_packages(knowledge):
     unknown = []
     for name in knowledge.triggers.api_names():
         known = torch_names if name.startswith("torch.") else vision_names if name.startswith("torchvision.") else mindspore_names
-        if name not in known:
+        if name not in known and not _private_torch_function(name):
             unknown.append(name)
     assert unknown == []
+
+
+def _private_torch_function(name):
+    """A private torch function (torch._shape_as_tensor, which models call to keep a shape traceable):
+    the snapshots list public names only, so the real package is asked."""
+    import torch
+
+    module, _, attribute = name.rpartition(".")
+    return module == "torch" and attribute.startswith("_") and callable(getattr(torch, attribute, None))
 
 
 def test_both_frameworks_and_primitive_classes_are_covered(knowledge):

@@ -50,7 +50,7 @@ def test_dynamic_shapes_are_found_wherever_their_values_come_from(project):
     assert {severity for *_, severity, _ in got} == {"warning"}
     assert not any("no caller" in message for *_, message in got)
     (gather,) = [m for p, _, code, _, m in got if code == "MS205"]
-    assert "match(iou, self.iou_threshold), which returns torch.nonzero(iou > threshold)" in gather  # from boxes.py
+    assert "`match(iou, self.iou_threshold)`, which returns `torch.nonzero(iou > threshold)`" in gather  # from boxes.py
 
 
 def test_a_file_checked_alone_knows_less_and_says_so(project):

@@ -23,7 +23,7 @@ from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
-from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Prov, ProvenanceVisitor, join, join_arguments
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, join, join_arguments, source_text
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
 
@@ -76,6 +76,10 @@ class _Collector(ScopeVisitor):
         self._current: Optional[dict] = None
         self._pipeline_class = False
         self.function_names = _function_names(context)
+        #: (class, attribute) -> functions of this module a method stores there (`self.criterion
+        #: = binary_cross_entropy` in __init__): a call of the attribute calls them
+        self._stored: Dict[Tuple[str, str], List[str]] = {}
+        self._stored_refs: Set[int] = set()  # those references: stored, not called where they are
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if self.class_stack or self._current is not None:
@@ -157,6 +161,7 @@ class _Collector(ScopeVisitor):
 
     # -- training steps: which calls compute the loss ---------------------------------
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._note_stored(node)
         super().visit_Assign(node)
         if self._current is not None:
             names, calls = self._sources(node.value)
@@ -165,6 +170,22 @@ class _Collector(ScopeVisitor):
                     entry = self._current["uses"].setdefault(name, (set(), set()))
                     entry[0].update(names)
                     entry[1].update(calls)
+
+    def _note_stored(self, node: ast.Assign) -> None:
+        """`self.criterion = f` (or `= f if c else g`) with f a function of this module: f runs
+        where `self.criterion(...)` is called (forward), not in the method storing it (__init__)."""
+        cls = self._current["class"] if self._current is not None else None
+        if cls is None:
+            return
+        value = node.value
+        names = [v for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,))
+                 if isinstance(v, ast.Name) and v.id in self.function_names and not self.scope.lookup(v.id)[0]]
+        if not names:
+            return
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name():
+                self._stored.setdefault((cls, target.attr), []).extend(n.id for n in names)
+                self._stored_refs.update(id(n) for n in names)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         super().visit_AugAssign(node)
@@ -201,7 +222,7 @@ class _Collector(ScopeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         # A local function used as a value inside a function (a callback) counts as called.
-        if self._current is not None and isinstance(node.ctx, ast.Load) and node.id in self.function_names:
+        if self._current is not None and isinstance(node.ctx, ast.Load) and node.id in self.function_names and id(node) not in self._stored_refs:
             bound, _ = self.scope.lookup(node.id)
             if not bound:
                 self._current["calls"].append(node.id)
@@ -229,6 +250,11 @@ class _Collector(ScopeVisitor):
         if self._current is None and not self.class_stack and isinstance(func, ast.Name) and func.id in self.function_names:
             self.eager_refs.append(func.id)  # `main()` in a script or under `if __name__ == ...`
         if self._current is None:
+            return
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name() and (
+                (self._current["class"], func.attr) in self._stored):
+            self._current["calls"].extend(self._stored[(self._current["class"], func.attr)])
             return
         key = self._call_key(node)
         if key:
@@ -353,10 +379,28 @@ class _Summarizer(ProvenanceVisitor):
         self.calls: List[Tuple[str, str, Tuple[Optional[Prov], ...]]] = []  # (caller, callee, arguments)
         #: functions replacing a None default by data: their optional parameters (Prov.when_omitted)
         self.data_defaults: Dict[str, Tuple[int, ...]] = {}
+        #: function -> the first construct with a data-dependent shape its body runs
+        self.runs: Dict[str, Origin] = {}
+
+    def _note_run(self, node: ast.AST, code: str) -> None:
+        qualname = self.frames[0].qualname if self.frames else None
+        if qualname and qualname not in self.runs:
+            self.runs[qualname] = Origin(source_text(node), code=code)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Load) and self.frames and self.frames[0].qualname not in self.runs:
+            hit = self.subscript_hit(node)
+            if hit is not None:
+                self._note_run(node, self.rules.syntax_rule(hit[0]).code)
+        self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         # Statements like `helper(x)` are never evaluated for a value: evaluate them for their arguments.
         target = self.call_target(node)
+        if self.frames and self.frames[0].qualname not in self.runs:
+            hit = self.trigger_hit(node)
+            if hit is not None:
+                self._note_run(node, hit.trigger.code)
         callees = (target.name, *target.also) if target.kind == "local" else (self._layer_entry(target),)
         for callee in callees:
             if callee and self.frames and self.frames[0].qualname:
@@ -400,6 +444,7 @@ def _concrete(prov: Optional[Prov]) -> Optional[Prov]:
 class _ChunkSummary:
     summaries: Tuple[Tuple[str, Prov], ...]
     calls: Tuple[Tuple[str, str, Tuple[Optional[Prov], ...]], ...]
+    runs: Tuple[Tuple[str, Origin], ...] = ()  # _Summarizer.runs
 
 
 class _Lazy:
@@ -544,8 +589,9 @@ class GraphContextBuilder:
                 break
         self._last["rounds"] = (structure, rounds)
         calls = tuple(call for index in sorted(results) for call in results[index].calls)
+        runs = _runs({name: origin for result in results.values() for name, origin in result.runs}, decls, edges, externals)
         last = self._last.get("assembly")
-        if last is not None and last[0] is structure and last[1] == summaries and last[2] == calls:
+        if last is not None and last[0] is structure and last[1] == summaries and last[2] == (calls, runs):
             graph, summary = last[3], last[4]
             return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
         arguments: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
@@ -570,11 +616,12 @@ class GraphContextBuilder:
                 arguments=join_arguments(passed, len(decl.params)),
                 callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
                 callees=edges[name],
+                runs=runs.get(name),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
-        summary = _module_summary(context, facts, decls, edges, summaries, seeds, external_calls)
-        self._last["assembly"] = (structure, summaries, calls, graph, summary)
+        summary = _module_summary(context, facts, decls, edges, summaries, seeds, external_calls, runs)
+        self._last["assembly"] = (structure, summaries, (calls, runs), graph, summary)
         return replace(context, facts=tuple(context.facts) + ((GRAPH_FACT, graph),)), summary
 
     def _chunk_facts(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> ChunkGraphFacts:
@@ -604,7 +651,7 @@ class GraphContextBuilder:
                 for name, indices in visitor.data_defaults.items():
                     if name in summaries and name in passing.summaries:
                         summaries[name] = replace(passing.summaries[name], when_omitted=(indices, summaries[name]))
-            cached = _ChunkSummary(tuple(sorted(summaries.items())), tuple(visitor.calls))
+            cached = _ChunkSummary(tuple(sorted(summaries.items())), tuple(visitor.calls), tuple(sorted(visitor.runs.items())))
             self._summaries.put(key, cached)
         return cached
 
@@ -692,11 +739,37 @@ def _propagate(seeds: Dict[str, List[str]], edges: Dict[str, Tuple[str, ...]], d
     return {name: status.get(name, UNSEEN) for name in decls}
 
 
+def _runs(own: Dict[str, Origin], decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],
+          externals: Dict[str, FunctionFacts]) -> Dict[str, Origin]:
+    """What each function runs with a data-dependent shape: in its own body, else in the first
+    function it calls (of this module, or of another as the project index says) that does."""
+    found: Dict[str, Optional[Origin]] = {}
+
+    def of(name: str, seen: Set[str]) -> Optional[Origin]:
+        if name in found:
+            return found[name]
+        origin = own.get(name)
+        if origin is None and name not in seen:
+            seen.add(name)
+            for callee in edges.get(name, ()):
+                origin = of(callee, seen)
+                if origin is not None:
+                    break
+            if origin is None:
+                origin = next((externals[c[4:]].runs for c in decls[name].calls if c.startswith("ext:") and c[4:] in externals
+                               and externals[c[4:]].runs is not None), None)
+        found[name] = origin
+        return origin
+
+    return {name: origin for name in sorted(decls) if (origin := of(name, set())) is not None}
+
+
 def _module_summary(context: ModuleContext, facts, decls: Dict[str, FunctionDecl], edges, summaries: Dict[str, Prov],
-                    seeds: Dict[str, List[str]], external_calls: List[ExternalCall]) -> ModuleSummary:
+                    seeds: Dict[str, List[str]], external_calls: List[ExternalCall], runs: Dict[str, Origin]) -> ModuleSummary:
     classes = tuple(ClassExport(c.name, c.bases, c.methods, context.layer_framework(c.name)) for _, f in facts for c in f.classes)
     functions = tuple(
-        FunctionExport(name, decl.params, summaries.get(name), tuple(edges.get(name, ())) + tuple(c for c in decl.calls if c.startswith("ext:")))
+        FunctionExport(name, decl.params, summaries.get(name), tuple(edges.get(name, ())) + tuple(c for c in decl.calls if c.startswith("ext:")),
+                       runs.get(name))
         for name, decl in sorted(decls.items())
     )
     roots = tuple((key, kind) for kind in _ORDER for key in dict.fromkeys(seeds.get(kind, ())))

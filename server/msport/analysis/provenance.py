@@ -32,6 +32,11 @@ from .visitor import walk
 from .spans import node_span
 
 
+#: Joins a helper call and what its result comes from in an Origin's text ("match(iou), which
+#: returns nonzero(m)"); messages split at it to say the chain in the user's language.
+RETURNS = ", which returns "
+
+
 class Kind(IntEnum):
     UNKNOWN = 0
     CONST = 1
@@ -179,7 +184,7 @@ def instantiate(summary: Prov, args: Sequence[Optional[Prov]], call: Origin, may
     kind, tensor, dynamic, mask, sized = summary.kind, summary.tensor, summary.dynamic, summary.mask, summary.sized
     origin: Optional[Origin] = None
     if summary.origin is not None and (summary.dynamic or summary.kind == Kind.DATA):
-        origin = Origin(f"{call.text}, which returns {summary.origin.text}", call.span, summary.origin.code)
+        origin = Origin(f"{call.text}{RETURNS}{summary.origin.text}", call.span, summary.origin.code)
     for relation, index in sorted(summary.deps):
         arg = args[index] if index < len(args) and args[index] is not None else UNKNOWN
         if relation == "value":
@@ -220,6 +225,10 @@ class FunctionFacts:
     #: functions and methods of this file it calls, instances of local classes included
     #: (their forward/construct/__call__): the call graph, for analyses that follow it
     callees: Tuple[str, ...] = ()
+    #: A construct with a data-dependent shape it runs, in its body or in a function it calls
+    #: (in this module or another), as written there: a branch on data that calls it decides
+    #: whether that shape is made (graph_context.py).
+    runs: Optional[Origin] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1172,6 +1181,10 @@ class ProvenanceVisitor(ScopeVisitor):
             # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):
             # constant or shape-derived when they are.
             kind = max((a.kind for a in args), default=Kind.CONST)
+        elif self._shape_held(node, target, receiver) and all(a.kind in (Kind.CONST, Kind.SHAPE) for a in args):
+            # A method of a shape held in a tensor (torch._shape_as_tensor(x)[1].clamp(max=300)):
+            # known when the graph is compiled, as the shape is.
+            kind = Kind.SHAPE
         elif tensors and all(a.kind == Kind.SHAPE for a in tensors) and max(a.kind for a in args) == Kind.SHAPE:
             # Computed from tensors built out of shapes (torch.tensor(x.shape[-2:]).min()): known
             # when the graph is compiled, as the shapes are.
@@ -1183,6 +1196,13 @@ class ProvenanceVisitor(ScopeVisitor):
             origin = self.origin(node)  # mask.sum(): where a count or a condition comes from
         deps = frozenset() if reduction else _all_value_deps(args)
         return Prov(kind, framework or "torch", dynamic, mask, origin, deps)
+
+    def _shape_held(self, node: ast.Call, target: CallTarget, receiver: Optional[Prov]) -> bool:
+        """Whether a tensor method is called on a shape (the receiver's provenance is static
+        SHAPE), whether or not msport knew the receiver for a tensor."""
+        if receiver is None and target.kind == "unknown" and isinstance(node.func, ast.Attribute):
+            receiver = self.evaluate(node.func.value)
+        return receiver is not None and receiver.kind == Kind.SHAPE and not receiver.dynamic
 
     def _casts_to_bool(self, node: ast.Call) -> bool:
         for argument in (*node.args, *(k.value for k in node.keywords)):

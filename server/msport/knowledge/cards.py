@@ -426,10 +426,14 @@ def finding_card(knowledge: KnowledgeBase, finding, limit: Optional[int] = None,
     above the card (VS Code's hover does), so the card leaves it out."""
     info: Optional[CodeInfo] = knowledge.codes.get(finding.code)
     key = _fix_key(info)
-    # The label checks/dynamic_shape.py writes before the alternative it fits to the place (in
-    # English: that check does not take the language yet).
-    label = "Static alternative" if key == "card.static_alternative" else "Fix"
-    text, _, fitted = finding.message.partition(f" {label}: ")
+    if key == "card.static_alternative":
+        # What checks/dynamic_shape.py writes before the alternative it fits to the place: the
+        # text between {consequence} and {workaround} of its frame, in the finding's language.
+        frame = in_language(dict(knowledge.triggers.messages).get("finding"), language)
+        separator = frame.partition("{consequence}")[2].partition("{workaround}")[0]
+    else:
+        separator = " Fix: "
+    text, _, fitted = finding.message.partition(separator) if separator else (finding.message, "", "")
     heading = _heading(finding.code, info.name, finding.severity.value, language) if info else \
         f"**{finding.code}** ({message(_SEVERITY_WORD[finding.severity.value], language)})"
     blocks: List[Block] = [Block(heading)]

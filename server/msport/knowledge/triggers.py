@@ -14,25 +14,41 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 from .loader import RuleFileError, RuleProblem, _Entry, entries, file_problem, read_toml
+from .messages import DEFAULT_LANGUAGE
+from .rule_texts import RuleText, in_language, read_text, read_texts, with_translations
 
 TESTS = ("always", "single-argument", "value", "shape")
 SYNTAX_KINDS = ("mask_index", "slice", "index", "slice_store", "branch", "loop")
-SEVERITY_TEXTS = ("error", "warning", "info", "unseen", "eager")
+SEVERITY_TEXTS = (
+    "error", "error_deprecated", "warning", "warning_deprecated", "warning_no_sinking", "info", "info_deprecated", "info_no_sinking",
+    "unseen", "eager",
+)
 FILE_NAME = "dynamic_shape.toml"
 
+#: The fields of a trigger a person reads, each in English and Simplified Chinese (_zh-CN).
+_TRIGGER_TEXTS = ("construct", "role", "why", "workaround")
 _TRIGGER_FIELDS = (
-    "id", "code", "test", "construct", "role", "apis", "primitives", "positions", "names", "rest",
-    "tensors", "why", "workaround", "outputs", "optional_outputs",
+    "id", "code", "test", "apis", "primitives", "positions", "names", "rest",
+    "tensors", "outputs", "optional_outputs", *with_translations(_TRIGGER_TEXTS),
 )
 OUTPUT_KINDS = ("data", "input")
-_SYNTAX_FIELDS = ("code", "construct", "why", "workaround")
+_SYNTAX_TEXTS = ("construct", "why", "workaround")
 _PROVENANCE_FIELDS = (
     "data_methods", "shape_methods", "shape_attributes", "shape_functions", "shape_primitives", "reductions",
     "mask_functions", "mask_methods", "bool_reductions", "index_tuple_keywords", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
     "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
 )
-BRANCH_REASONS = ("size_guard", "runs_dynamic", "appends", "stops", "skips")
+BRANCH_REASONS = (
+    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "loop_grows", "side_dynamic", "sides_differ",
+    "branch_dynamic_if", "branch_dynamic_else", "branches_differ", "return_dynamic", "returns_differ",
+)
+#: The frames of a finding's message ([messages]): the sentence that says what was found, by the
+#: matcher that found it, and the paragraph around it (what it costs, the static alternative).
+MESSAGES = (
+    "finding", "unseen", "this_code", "origin", "returns", "related", "always", "argument_value", "argument_shape", "mask_index", "slice",
+    "slice_sized", "index", "branch", "helper",
+)
 _GRAPH_FIELDS = (
     "decorators", "set_context", "graph_mode", "pynative_mode", "build_methods", "backward_methods",
     "gradient_functions", "gradient_transforms",
@@ -50,10 +66,10 @@ class Trigger:
     id: str
     code: str
     test: str
-    construct: str
-    why: str
-    workaround: str
-    role: str = ""
+    construct: RuleText
+    why: RuleText
+    workaround: RuleText
+    role: RuleText = RuleText("")
     apis: Tuple[str, ...] = ()
     primitives: Tuple[str, ...] = ()
     positions: Tuple[int, ...] = ()
@@ -69,9 +85,9 @@ class SyntaxRule:
     """Code and texts for a matcher on Python syntax (x[mask], x[:k], if/while)."""
 
     code: str
-    construct: str
-    why: str
-    workaround: str
+    construct: RuleText
+    why: RuleText
+    workaround: RuleText
 
 
 @dataclass(frozen=True)
@@ -105,9 +121,10 @@ class TriggerRules:
     triggers: Tuple[Trigger, ...] = ()
     syntax: Tuple[Tuple[str, SyntaxRule], ...] = ()
     aliases: Tuple[Tuple[str, str], ...] = ()
-    consequence: Tuple[Tuple[str, str], ...] = ()
-    branch_reasons: Tuple[Tuple[str, str], ...] = ()
-    helper_call: Tuple[Tuple[str, str], ...] = ()  # why, workaround
+    consequence: Tuple[Tuple[str, RuleText], ...] = ()
+    branch_reasons: Tuple[Tuple[str, RuleText], ...] = ()
+    helper_call: Tuple[Tuple[str, RuleText], ...] = ()  # why, workaround
+    messages: Tuple[Tuple[str, RuleText], ...] = ()  # the frames of a message ([messages])
     provenance: Vocabulary = Vocabulary()
     graph: Vocabulary = Vocabulary()
     pipeline: Vocabulary = Vocabulary()
@@ -143,14 +160,18 @@ class TriggerRules:
     def syntax_rule(self, kind: str) -> SyntaxRule:
         return dict(self.syntax)[kind]
 
-    def consequence_text(self, severity: str) -> str:
-        return dict(self.consequence).get(severity, "")
+    def consequence_text(self, severity: str, language: str = DEFAULT_LANGUAGE) -> str:
+        return in_language(dict(self.consequence).get(severity), language)
 
-    def helper_text(self, key: str, **values: str) -> str:
-        return dict(self.helper_call).get(key, "").format(**values)
+    def helper_text(self, key: str, language: str = DEFAULT_LANGUAGE, **values: str) -> str:
+        return in_language(dict(self.helper_call).get(key), language).format(**values)
 
-    def branch_reason(self, key: str, **values: str) -> str:
-        return dict(self.branch_reasons).get(key, key).format(**values)
+    def branch_reason(self, key: str, language: str = DEFAULT_LANGUAGE, **values: str) -> str:
+        return (in_language(dict(self.branch_reasons).get(key), language) or key).format(**values)
+
+    def message(self, key: str, language: str = DEFAULT_LANGUAGE, **values: str) -> str:
+        """The frame *key* of [messages] in *language*, filled in (an unknown key is a bug: KeyError)."""
+        return in_language(dict(self.messages)[key], language).format(**values)
 
     def api_names(self) -> Iterable[str]:
         """Every API and Primitive name the rules mention (for validation against snapshots)."""
@@ -173,9 +194,10 @@ def load_triggers(path: Path, problems: List[RuleProblem], codes: Iterable[str] 
     known_codes = set(codes)
     file = path.name
     aliases = _string_table(data.get("aliases", {}), file, "[aliases]", problems)
-    consequence = _string_table(data.get("consequence", {}), file, "[consequence]", problems, required=SEVERITY_TEXTS)
-    branch_reasons = _string_table(data.get("branch_reasons", {}), file, "[branch_reasons]", problems, required=BRANCH_REASONS)
-    helper_call = _string_table(data.get("helper_call", {}), file, "[helper_call]", problems, required=("why", "workaround"))
+    consequence = tuple(read_texts(data.get("consequence", {}), file, "[consequence]", SEVERITY_TEXTS, problems).items())
+    branch_reasons = tuple(read_texts(data.get("branch_reasons", {}), file, "[branch_reasons]", BRANCH_REASONS, problems).items())
+    helper_call = tuple(read_texts(data.get("helper_call", {}), file, "[helper_call]", ("why", "workaround"), problems).items())
+    messages = tuple(read_texts(data.get("messages", {}), file, "[messages]", MESSAGES, problems).items())
     triggers = _triggers(data.get("trigger", []), file, problems, known_codes, dict(aliases))
     syntax = _syntax(data.get("syntax", {}), file, problems, known_codes)
     return TriggerRules(
@@ -185,6 +207,7 @@ def load_triggers(path: Path, problems: List[RuleProblem], codes: Iterable[str] 
         consequence=consequence,
         branch_reasons=branch_reasons,
         helper_call=helper_call,
+        messages=messages,
         provenance=_vocabulary(data.get("provenance", {}), file, "[provenance]", _PROVENANCE_FIELDS, problems),
         graph=_vocabulary(data.get("graph", {}), file, "[graph]", _GRAPH_FIELDS, problems),
         pipeline=_vocabulary(data.get("pipeline", {}), file, "[pipeline]", _PIPELINE_FIELDS, problems),
@@ -206,9 +229,8 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
         if code and codes and code not in codes:
             entry.problem("code", f"{code} is not defined in rules/codes/")
         test = entry.text("test", required=True, choices=TESTS)
-        construct = entry.text("construct", required=True)
-        why = entry.text("why", required=True)
-        workaround = entry.text("workaround", required=True)
+        construct, why, workaround = (read_text(entry.table, name, file, entry.entry, problems, required=True)
+                                      for name in ("construct", "why", "workaround"))
         apis = _names(entry, "apis", aliases)
         primitives = _names(entry, "primitives", aliases)
         if not apis and not primitives:
@@ -217,7 +239,7 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
         names = entry.strings("names")
         if test in ("value", "shape") and not positions and not names:
             entry.problem("positions", f"a '{test}' trigger needs the argument it tests ('positions' and/or 'names')")
-        role = entry.text("role") or ""
+        role = read_text(entry.table, "role", file, entry.entry, problems) or RuleText("")
         if test in ("value", "shape") and not role:
             entry.problem("role", f"is required for a '{test}' trigger: name the argument in messages")
         rest = _flag(entry, "rest", False)
@@ -296,8 +318,8 @@ def _syntax(tables: Any, file: str, problems: List[RuleProblem], codes: set) -> 
             problems.append(RuleProblem(file, f"[syntax.{kind}]", "", "is required"))
             continue
         entry = _Entry(table, file, f"[syntax.{kind}]", problems)
-        entry.unknown_fields(_SYNTAX_FIELDS)
-        values = [entry.text(name, required=True) for name in _SYNTAX_FIELDS]
+        entry.unknown_fields(("code", *with_translations(_SYNTAX_TEXTS)))
+        values = [entry.text("code", required=True), *(read_text(table, name, file, entry.entry, problems, required=True) for name in _SYNTAX_TEXTS)]
         if values[0] and codes and values[0] not in codes:
             entry.problem("code", f"{values[0]} is not defined in rules/codes/")
         if all(values):

@@ -23,9 +23,11 @@ import ast
 from typing import Dict, Hashable, List, Optional, Set, Tuple
 
 from ...knowledge.graph_mode import default_graph_mode
+from ...knowledge.messages import CHINESE
 from ..findings import Category, Finding, Related, Severity, Span
 from ..graph_context import EAGER, GRAPH, PIPELINE, UNSEEN
-from ..provenance import Binding, Kind, Origin, Prov, ProvenanceVisitor, TriggerHit, source_text
+from ..provenance import RETURNS, Binding, Kind, Origin, Prov, ProvenanceVisitor, TriggerHit, source_text
+from ...knowledge.rule_texts import in_language
 from ..static_rewrites import static_rewrites
 from .base import Check
 
@@ -40,6 +42,7 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         self._loops: List[ast.AST] = []  # the loops being walked, innermost last
         self._read_and_written: Set[int] = set()  # targets of `x[i] += v`, reported as reads
         self._o2 = default_graph_mode().o2_meaning(self.settings.version)  # none | sinking | deprecated
+        self.language = self.settings.language
 
     def visit_For(self, node) -> None:
         self._loops.append(node)
@@ -119,16 +122,18 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         target = self.call_target(node)
         if any(self.evaluate(a).dynamic for a in (*target.arguments(node), *(k.value for k in node.keywords))):
             return
-        inner = origin.text.partition(", which returns ")[2] or origin.text
-        text = f"`{source_text(node)}` {self.rules.helper_text('why', origin=f'from `{inner}`')}"
-        self._add(origin.code, self._callee_span(node), text, self.rules.helper_text("workaround"), None)
+        inner = origin.text.partition(RETURNS)[2] or origin.text
+        why = self.rules.helper_text("why", self.language, origin=self._code(inner))
+        text = self._message("helper", call=source_text(node), why=why)
+        self._add(origin.code, self._callee_span(node), text, self.rules.helper_text("workaround", self.language), None)
 
     def _report_call(self, node: ast.Call, hit: TriggerHit) -> None:
         trigger, target = hit.trigger, hit.target
         display = self._display(node, target)
+        language = self.language
         if trigger.test in ("always", "single-argument"):
             span = self._callee_span(node)
-            text = f"{display} {trigger.why}"
+            text = self._message("always", call=display, why=in_language(trigger.why, language))
             origin = None
         else:
             argument, prov = hit.argument, hit.prov or Prov()
@@ -136,13 +141,11 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
                 return  # the index is built right here (x.index_select(0, nonzero(m))): reported there
             span = self.span(argument)
             origin = prov.origin
-            if trigger.test == "shape":
-                detail = f"whose length depends on the data{_from(origin, argument)}"
-            else:
-                detail = f"computed from tensor data{_from(origin, argument)}"
-            text = f"{display} with {trigger.role} `{source_text(argument)}` {detail}: {trigger.construct} {trigger.why}"
+            text = self._message("argument_shape" if trigger.test == "shape" else "argument_value", call=display,
+                                 role=in_language(trigger.role, language), argument=source_text(argument), origin=self._from(origin, argument),
+                                 construct=in_language(trigger.construct, language), why=in_language(trigger.why, language))
         framework = target.framework or self.facts.framework_of(target.name)
-        self._add(trigger.code, span, text, trigger.workaround, origin, api=target.name if target.kind != "local" else None, framework=framework,
+        self._add(trigger.code, span, text, in_language(trigger.workaround, language), origin, api=target.name if target.kind != "local" else None, framework=framework,
                   fixes=static_rewrites(self, node))
 
     def _display(self, node: ast.Call, target) -> str:
@@ -186,23 +189,28 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
 
     def _report_subscript(self, node: ast.Subscript, kind: str, part: ast.AST, prov: Prov, store: bool = False) -> None:
         rule = self.rules.syntax_rule(f"{kind}_store" if store else kind)
+        language = self.language
         origin = prov.origin
         written = source_text(node)
+        construct, why = in_language(rule.construct, language), in_language(rule.why, language)
         if kind == "mask_index":
             span = self.span(node)
-            text = f"`{written}` is {rule.construct}: it {rule.why}"
+            text = self._message("mask_index", written=written, construct=construct, why=why)
             origin = None if origin is None or not origin.span else origin
             if origin is not None and prov.kind != Kind.DATA:
                 origin = None
         elif kind == "slice":
             span = self.span(part)
-            text = f"`{written}`: the bound `{source_text(part)}` is computed from tensor data{_from(origin, part)}; a {rule.construct} {rule.why}"
+            # A bound read off the shape of a tensor whose own shape follows the data (`len(boxes)`
+            # with boxes = v[mask]) is said to be that, not "computed from tensor data".
+            text = self._message("slice_sized" if prov.sized else "slice", written=written, bound=source_text(part), origin=self._from(origin, part),
+                                 construct=construct, why=why)
         else:
             if origin is not None and _inside(origin.span, self.span(part)):
                 return  # x[nonzero(m)]: the index's own construct is reported
             span = self.span(part)
-            text = f"`{written}` indexes with `{source_text(part)}`, whose length depends on the data{_from(origin, part)}: it {rule.why}"
-        self._add(rule.code, span, text, rule.workaround, origin, fixes=static_rewrites(self, node) if kind == "mask_index" else ())
+            text = self._message("index", written=written, index=source_text(part), origin=self._from(origin, part), why=why)
+        self._add(rule.code, span, text, in_language(rule.workaround, language), origin, fixes=static_rewrites(self, node) if kind == "mask_index" else ())
 
     # -- control flow ----------------------------------------------------------------
     def after_if(self, node: ast.If, before, after_body, after_else) -> None:
@@ -231,19 +239,42 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         operation, collects tensors, or decides how long a loop that collects tensors runs."""
         rules = self.rules
         if condition.sized:
-            return rules.branch_reason("size_guard", value=condition.origin.text if condition.origin else source_text(node.test))
+            return rules.branch_reason("size_guard", self.language, value=condition.origin.text if condition.origin else source_text(node.test))
         first, last = node.body[0].lineno - 1, (node.end_lineno or node.lineno) - 1
         if any(first <= f.span.start_line <= last for f in self.findings):
-            return rules.branch_reason("runs_dynamic")
+            return rules.branch_reason("runs_dynamic", self.language)
+        called = self._runs_in(node.body + node.orelse)
+        if called is not None:
+            callee, origin = called
+            return rules.branch_reason("calls_dynamic", self.language, callee=callee, construct=origin.text)
         statements = list(_branch_statements(node.body + node.orelse))
         for stmt in statements:
             name = _appended(stmt)
             if name is not None and name in before and self.evaluate(stmt.value.args[-1]).tensor:
-                return rules.branch_reason("appends", name=name)
+                return rules.branch_reason("appends", self.language, name=name)
         if self._loops and any(isinstance(stmt, ast.Break) for stmt in statements):
-            return rules.branch_reason("stops")
+            return rules.branch_reason("stops", self.language)
         if self._loops and any(isinstance(stmt, ast.Continue) for stmt in statements) and _collects(self._loops[-1]):
-            return rules.branch_reason("skips")
+            return rules.branch_reason("skips", self.language)
+        return None
+
+    def _runs_in(self, body: List[ast.stmt]) -> Optional[Tuple[str, Origin]]:
+        """(callee, construct) of the first call in *body* of a function that runs a construct
+        with a data-dependent shape inside (its own body or a function it calls, in this module
+        or another: FunctionFacts.runs), a layer's forward included."""
+        for stmt in body:
+            for call in _calls(stmt):
+                target = self.call_target(call)
+                if target.kind == "local":
+                    names = (target.name, *target.also)
+                elif target.kind == "layer":
+                    names = tuple(m for m in (self.graph.resolve_method(target.name, e) for e in self.facts.layer_entry_methods) if m)
+                else:
+                    continue
+                for name in names:
+                    facts = self.graph.function(name)
+                    if facts is not None and facts.runs is not None:
+                        return name, facts.runs
         return None
 
     def after_loop(self, node, before, after) -> None:
@@ -257,7 +288,7 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         if condition.sized:
             # `while keep.numel() > 0`, `for i in range(len(pos_inds))`: as many passes as a
             # data-dependent shape has elements.
-            reason = self.rules.branch_reason("size_guard", value=condition.origin.text if condition.origin else source_text(header))
+            reason = self.rules.branch_reason("size_guard", self.language, value=condition.origin.text if condition.origin else source_text(header))
             self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
             return
         for name, binding in after.items():
@@ -265,9 +296,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             if old is None or binding is old or not binding[0].tensor:
                 continue
             if binding[0].dynamic and not old[0].dynamic:
-                reason = f"`{name}` gets a data-dependent shape inside the loop"
+                reason = self.rules.branch_reason("loop_dynamic", self.language, name=name)
             elif _evidently_different(binding[1], old[1]):
-                reason = f"`{name}` changes shape on each pass"
+                reason = self.rules.branch_reason("loop_grows", self.language, name=name)
             else:
                 continue
             self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
@@ -285,9 +316,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             return
         reason = None
         if body.dynamic != orelse.dynamic:
-            reason = "one side has a data-dependent shape"
+            reason = self.rules.branch_reason("side_dynamic", self.language)
         elif _evidently_different(self.signature(node.body), self.signature(node.orelse)):
-            reason = "the two sides have different shapes"
+            reason = self.rules.branch_reason("sides_differ", self.language)
         if reason is not None:
             self._report_branch("branch", f"{source_text(node.body)} if {source_text(node.test)} else ...", node.test, condition, reason)
 
@@ -303,10 +334,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             if not (a[0].tensor or b[0].tensor):
                 continue
             if a[0].dynamic != b[0].dynamic:
-                where = "the if branch" if a[0].dynamic else "the else branch"
-                return f"`{name}` has a data-dependent shape in {where} only"
+                return self.rules.branch_reason("branch_dynamic_if" if a[0].dynamic else "branch_dynamic_else", self.language, name=name)
             if _evidently_different(a[1], b[1]):
-                return f"`{name}` gets different shapes in the two branches"
+                return self.rules.branch_reason("branches_differ", self.language, name=name)
         return None
 
     def _return_difference(self, node: ast.If) -> Optional[str]:
@@ -321,15 +351,15 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         if not (a.tensor or b.tensor):
             return None
         if a.dynamic != b.dynamic:
-            return "one branch returns a tensor with a data-dependent shape"
+            return self.rules.branch_reason("return_dynamic", self.language)
         if _evidently_different(sa, sb):
-            return "the branches return tensors of different shapes"
+            return self.rules.branch_reason("returns_differ", self.language)
         return None
 
     def _report_branch(self, kind: str, header: str, node: ast.AST, condition: Prov, reason: str) -> None:
         rule = self.rules.syntax_rule(kind)
-        text = f"`{header}`: the condition is computed from tensor data{_from(condition.origin, node)}, and {reason}: {rule.why}"
-        self._add(rule.code, self.span(node), text, rule.workaround, condition.origin)
+        text = self._message("branch", header=header, origin=self._from(condition.origin, node), reason=reason, why=in_language(rule.why, self.language))
+        self._add(rule.code, self.span(node), text, in_language(rule.workaround, self.language), condition.origin)
 
     # -- shape signatures (for comparing branches) -----------------------------------
     def signature(self, node: Optional[ast.AST]) -> Optional[Hashable]:
@@ -391,20 +421,22 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
              fixes: Tuple = ()) -> None:
         status = self.status()
         severity = self.severity(status)
+        language, rules = self.language, self.rules
         key = severity.value if severity != Severity.HINT else "info"
         variant = {"none": "_no_sinking", "deprecated": "_deprecated"}.get(self._o2, "")
-        consequence = self.rules.consequence_text(key + variant) or self.rules.consequence_text(key)
+        consequence = rules.consequence_text(key + variant, language) or rules.consequence_text(key, language)
         consequence = consequence.replace("{backend}", _BACKENDS.get(self.settings.backend, self.settings.backend))
         if status == UNSEEN:
-            unseen = self.rules.consequence_text("unseen").replace("{function}", f"`{self.function_name()}`")
-            consequence = f"{consequence} ({unseen})"
+            unseen = rules.consequence_text("unseen", language).replace("{function}", f"`{self.function_name()}`")
+            consequence = rules.message("unseen", language, consequence=consequence, unseen=unseen)
         elif status == _MODULE:
-            who = f"`{self.function_name()}`" if self.frames else "this code"
-            consequence = self.rules.consequence_text("eager").replace("{function}", who)
-        message = f"{_sentence(text)} {_sentence(consequence)} Static alternative: {_sentence(workaround)}"
+            who = f"`{self.function_name()}`" if self.frames else rules.message("this_code", language)
+            consequence = rules.consequence_text("eager", language).replace("{function}", who)
+        message = rules.message("finding", language, found=_sentence(text, language), consequence=_sentence(consequence, language),
+                                workaround=_sentence(workaround, language))
         related: Tuple[Related, ...] = ()
         if origin is not None and origin.span is not None and not _inside(origin.span, span):
-            related = (Related(origin.span, f"`{origin.text}`: the data-dependent value or shape comes from here"),)
+            related = (Related(origin.span, rules.message("related", language, origin=self._code(origin.text))),)
         torch_api = api if framework == "torch" else None
         mindspore_api = api if framework == "mindspore" else None
         self.findings.append(Finding(
@@ -420,15 +452,32 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         ))
 
 
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return (text[:1].upper() + text[1:] + ".") if text else ""
+    # -- message frames (rules/dynamic_shape.toml [messages]) ---------------------------------
+    def _message(self, key: str, **values: str) -> str:
+        return self.rules.message(key, self.language, **values)
+
+    def _code(self, text: str) -> str:
+        """An origin as code: `helper(x)`, which returns `nonzero(m)` (each call of the chain)."""
+        call, _, inner = text.partition(RETURNS)
+        if not inner:
+            return f"`{text}`"
+        return self.rules.message("returns", self.language, call=f"`{call}`", inner=self._code(inner))
+
+    def _from(self, origin: Optional[Origin], node: ast.AST) -> str:
+        """Where a value became data-dependent, when that is not the code itself."""
+        if origin is None or origin.text == source_text(node):
+            return ""
+        return self._message("origin", origin=self._code(origin.text))
 
 
-def _from(origin: Optional[Origin], node: ast.AST) -> str:
-    if origin is None or origin.text == source_text(node):
+def _sentence(text: str, language: str) -> str:
+    """*text* as a sentence: capitalised and ended by a full stop in English, by 。 in Chinese."""
+    text = text.strip().rstrip(".。")
+    if not text:
         return ""
-    return f" (from `{origin.text}`)"
+    if language == CHINESE:
+        return text + "。"
+    return text[:1].upper() + text[1:] + "."
 
 
 def _inside(inner: Optional[Span], outer: Span) -> bool:
@@ -502,6 +551,16 @@ def _branch_statements(body: List[ast.stmt]):
             yield from _branch_statements(stmt.body + stmt.orelse)
         elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
             yield from _branch_statements(stmt.body)
+
+
+def _calls(node: ast.AST):
+    """The calls in *node*, not those in functions or classes defined inside it (run later, if ever)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        yield from _calls(child)
 
 
 def _appended(stmt: ast.stmt) -> Optional[str]:

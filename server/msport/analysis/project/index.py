@@ -422,7 +422,7 @@ class _Linker:
 
     def _function_facts(self, node: Node, statuses: Dict[Node, str]) -> FunctionFacts:
         export = self._functions[node[0]][node[1]]
-        return FunctionFacts(params=export.params, status=statuses.get(node, UNSEEN), summary=export.summary)
+        return FunctionFacts(params=export.params, status=statuses.get(node, UNSEEN), summary=export.summary, runs=export.runs)
 
 
 class ProjectBuilder:

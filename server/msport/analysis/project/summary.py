@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
-from ..provenance import FunctionFacts, Prov
+from ..provenance import FunctionFacts, Origin, Prov
 
 Key = str  # a function "f" / method "Class.m" of the module, or "ext:pkg.mod.name" of another module
 
@@ -37,6 +37,7 @@ class FunctionExport:
     params: Tuple[str, ...]
     summary: Optional[Prov] = None  # what it returns, parameters symbolic (provenance.py)
     edges: Tuple[Key, ...] = ()  # what it calls: functions of this module, and "ext:" keys
+    runs: Optional[Origin] = None  # a data-dependent-shape construct it runs (FunctionFacts.runs)
 
 
 @dataclass(frozen=True)
