@@ -144,6 +144,13 @@ class PairsDataset(Dataset):
         return self.pairs[i]
 
 
+def loss_is_large(loss, limit):
+    value = loss.item()  # ok: only the training loop calls it
+    if value > limit:
+        return True
+    return False
+
+
 def train_epoch(model, loader, optimizer):
     for x, y in loader:
         loss = F.mse_loss(model(x), y)
@@ -151,5 +158,5 @@ def train_epoch(model, loader, optimizer):
         loss.backward()
         optimizer.step()
         value = loss.item()  # ok: the training loop is Python
-        if value > 100:
+        if value > 100 or loss_is_large(loss, 1e3):
             break
