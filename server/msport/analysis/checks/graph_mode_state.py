@@ -81,6 +81,8 @@ class StateJudge:
             return False
         if isinstance(value, ast.Name) and value.id in check.frame.non_tensors:
             return False
+        if isinstance(value, ast.BinOp) and any(isinstance(s, (ast.Tuple, ast.List)) for s in (value.left, value.right)):
+            return False  # a tuple or list built up (of tensors, maybe): not what the rule measured
         if check.is_tensor(value):
             return True
         # an input of construct itself (forward(self, pred, label): self.label = label)
