@@ -160,3 +160,20 @@ def train_epoch(model, loader, optimizer):
         value = loss.item()  # ok: the training loop is Python
         if value > 100 or loss_is_large(loss, 1e3):
             break
+
+
+class MeanShiftNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mean = torch.zeros(1, 3, 1, 1)
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+        self.fitted = False
+
+    def forward(self, x):
+        self.mean = self.mean.type_as(x)  # ok: the same value converted on every call
+        if not self.fitted:
+            self.fit(x)
+        return self.conv(x - self.mean)
+
+    def fit(self, x):
+        self.fitted = True  # ok: read by the next call's forward, not handed to a method it calls

@@ -58,7 +58,8 @@ class StateJudge:
         if name in state.parameters:
             return
         current = check.frame.name.rpartition(".")[2]
-        readers = sorted(m for m in state.readers.get(name, ()) if m != current and self._compiled(cls.name, m)) if not augmented else []
+        readers = sorted(m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
+                         if m != current and self._compiled(cls.name, m)) if not augmented else []
         if readers:
             # Another compiled method reads it: compiled, it is read before construct sets it.
             kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
@@ -66,9 +67,28 @@ class StateJudge:
                 check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
             if kind:
                 return
-        if self._tensor(value):
+        if self._tensor(value) and not _recast_of(value, name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
+
+    def _called_after(self, cls: str, line: int) -> Set[str]:
+        """Methods of *cls* the function being walked calls after *line* (self.m(...)), and what
+        they call in turn: the methods that run after an assignment on that line, in the same
+        call (what was measured; a flag a helper sets for the next call is another matter)."""
+        check = self.check
+        direct = {n.func.attr for n in walk(check.frame.node)
+                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                  and n.func.value.id == check.scope_self_name() and n.lineno > line}
+        seen: Set[str] = set()
+        queue = [f"{cls}.{m}" for m in direct]
+        while queue:
+            qualname = queue.pop()
+            if qualname in seen:
+                continue
+            seen.add(qualname)
+            facts = check.graph.function(qualname)
+            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
+        return {q.rpartition(".")[2] for q in seen}
 
     def _compiled(self, cls: str, method: str) -> bool:
         facts = self.check.graph.function(f"{cls}.{method}")
@@ -211,6 +231,16 @@ class StateJudge:
                             uses.setdefault(argument.id, set()).add(argument.lineno)
             self._steering[id(frame.node)] = uses
         return uses
+
+
+def _recast_of(value: ast.AST, name: str, self_name: str) -> bool:
+    """self.mean = self.mean.type_as(x), self.alpha = self.alpha.to(device): the attribute's own
+    value converted again on every call, the same value each time."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        value = value.func.value
+        if isinstance(value, ast.Attribute) and value.attr == name and isinstance(value.value, ast.Name) and value.value.id == self_name:
+            return True
+    return False
 
 
 def _shorten(text: str, limit: int = 60) -> str:
