@@ -101,6 +101,19 @@ def _child(cases_path: str, results_path: str) -> None:
         theirs = [p.detach().cpu().numpy() for p in source.layer.parameters()]
         ours = list(target.layer.get_parameters())
         if len(theirs) != len(ours):
+            # MindSpore keeps BatchNorm's running statistics as parameters (moving_mean,
+            # moving_variance) where PyTorch has buffers, in another order: msport's own
+            # converter maps them by name, as `msport convert-weights` does.
+            from msport.knowledge.weights import default_weight_rules
+            from msport.weights.mapping import ModelMap, plan
+
+            mapped = plan(ModelMap(target.layer, default_weight_rules()), source.layer.state_dict(), "torch layer", "layer")
+            if mapped.problems:
+                raise ValueError(f"cannot copy the weights: {mapped.problems[0]}")
+            for value in mapped.values:
+                value.slot.parameter.set_data(ms.Tensor(value.array))
+            return
+        if len(theirs) != len(ours):
             raise ValueError(f"{len(ours)} parameters instead of {len(theirs)}: cannot copy the weights")
         for value, param in zip(theirs, ours):
             if value.size != int(np.prod(param.shape)):

@@ -211,7 +211,10 @@ def test_maxpool_given_its_stride_is_equivalent_as_written(ms):
     pool_input = T(POOL_INPUT)
     assert close(ms["maxpool_stride_given"], torch.nn.MaxPool2d(3, stride=2)(pool_input))
     head = "import torch.nn as nn\n"
-    for call, code in (("nn.MaxPool2d(3, stride=2)", "MS103"), ("nn.MaxPool2d(3, 2, 1)", "MS102"), ("nn.MaxPool2d(2)", "MS102")):
+    # nn.MaxPool2d(3, 2, 1) is proven once rewritten with pad_mode='pad' (form maxpool-padding); without
+    # its stride a padded or ceil_mode pool keeps the stride divergence.
+    for call, code in (("nn.MaxPool2d(3, stride=2)", "MS103"), ("nn.MaxPool2d(3, 2, 1)", "MS103"), ("nn.MaxPool2d(2)", "MS102"),
+                       ("nn.MaxPool2d(3, padding=1)", "MS102"), ("nn.MaxPool2d(3, ceil_mode=True)", "MS102")):
         (finding,) = [f for f in Analyzer().analyze(head + f"p = {call}\n", Settings().merged({"backend": "cpu"}, "test")).findings
                       if f.torch_api == "torch.nn.MaxPool2d"]
         assert finding.code == code, call

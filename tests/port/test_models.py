@@ -82,7 +82,6 @@ FINISH = {
     "speech_encoder": [
         ("nn.Conv1d(n_mels, channels, kernel_size=5, padding=2)", "ms.nn.Conv1d(n_mels, channels, kernel_size=5, pad_mode='pad', padding=2, has_bias=True)"),
         ("nn.BatchNorm1d(channels)", "ms.nn.BatchNorm1d(channels)"),
-        ("nn.LSTM(channels", "ms.nn.LSTM(channels"),
         ("nn.LayerNorm(2 * hidden)", "ms.nn.LayerNorm((2 * hidden,), epsilon=1e-5)"),
     ],
 }

@@ -143,6 +143,8 @@ def value_kind(node: ast.AST) -> str:
         return "list"
     if isinstance(node, ast.Tuple):
         return "tuple"
+    if isinstance(node, ast.GeneratorExp):
+        return "generator"
     return "variable"
 
 
@@ -151,6 +153,8 @@ _KIND_MATCHES = {
     "number": ("int", "float"),
     "sequence": ("list", "tuple"),
     "literal": ("true", "false", "none", "int", "float", "str", "literal", "list", "tuple"),
+    # a generator expression is a value msport cannot read, as a variable is
+    "variable": ("variable", "generator"),
 }
 
 
@@ -187,6 +191,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     absent = form.condition("absent")
     # one parameter, or a list of them that must all be absent
     if absent and (bound.opaque or any(bound.get(p) is not None for p in ([absent] if isinstance(absent, str) else absent))):
+        return None
+    present = form.condition("present")
+    # other parameters the call must pass too (a max pool's stride, without which its default differs)
+    if present and any(bound.get(p) is None for p in ([present] if isinstance(present, str) else present)):
         return None
     wanted = form.condition("value")
     if wanted and not _kind_matches(wanted, value_kind(node)):
@@ -348,7 +356,7 @@ def _rewritten_arguments(call: ast.Call, bound: Bound, matched: Sequence[Matched
                     continue
                 first = next(i for i, (n, _) in enumerate(positional) if n == name)
                 positional = positional[:first] + [(name, "(" + ", ".join(items) + ")")] + [p for p in positional[first:] if p[0] != name]
-            elif op in ("float", "as_tuple", "value_map"):
+            elif op in ("float", "as_tuple", "value_map", "wrap_float", "wrap_tuple", "complement", "as_list"):
                 name = str(args[0])
                 node = bound.get(name)
                 if node is None:
@@ -419,6 +427,31 @@ def _converted(op: str, node: ast.AST, extra, lines) -> Optional[str]:
         if isinstance(node, ast.Tuple):
             return node_text(node, lines)
         return f"({node_text(node, lines)},)" if value_kind(node) == "int" else None
+    if op == "wrap_float":
+        # A value msport cannot read (a variable, an attribute): float() of it, which the form's
+        # unsafe reason qualifies (an int becomes the same scale; a tuple raises).
+        return _converted("float", node, extra, lines) or f"float({node_text(node, lines)})"
+    if op == "as_list":
+        # A generator expression as a list comprehension (CellList rejects a generator).
+        if not isinstance(node, ast.GeneratorExp):
+            return None
+        # A sole generator argument's node spans the call's own parentheses (`f(x for x in y)`):
+        # they are written back around the list (harmless where the generator had its own).
+        text = node_text(node, lines)
+        inner = text[1:-1] if text.startswith("(") and text.endswith(")") else text
+        return f"([{inner}])"
+    if op == "complement":
+        # 1 - a number written as a number (BatchNorm's momentum: 0.03 -> 0.97), rounded so that
+        # the binary remainder of the subtraction is not written out.
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return repr(round(1 - value, 12))
+    if op == "wrap_tuple":
+        return _converted("as_tuple", node, extra, lines) or f"({node_text(node, lines)},)"
     if op == "value_map":
         # extra: alternating literal, replacement text ("tanh", "True", "none", "False")
         try:

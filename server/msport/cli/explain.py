@@ -23,7 +23,8 @@ def explain(name: str, flags: Dict[str, str]) -> int:
     settings = environment_settings().merged(flags, "command line", knowledge.codes)
     if settings.problems:
         for problem in settings.problems:
-            print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
+            said = message("cli.flag_problem", settings.language, flag=flag_of(problem.key), reason=problem.reason(settings.language))
+            print(message("cli.error", settings.language, text=said), file=sys.stderr)
         return 2
     if name.upper() in knowledge.codes:
         print(code_card(knowledge.codes[name.upper()], settings.language))

@@ -27,7 +27,8 @@ from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
 from ..regular_files import FileTooLarge, kind_of, read_regular_file
-from ..knowledge.messages import language_of
+from ..knowledge.messages import language_of, message
+from ..knowledge.messages import listing as run_in  # "a, b" / "a，b" (a local "listing" is the walk's)
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -165,11 +166,13 @@ def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -
     """The settings the command-line flags give, or None, after saying why on stderr, when a
     flag's value is wrong or a path does not exist (exit status 2)."""
     settings = environment_settings().merged(flags, "command line", known)
+    language = settings.language
     for problem in settings.problems:
-        print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
-    missing = [display_name(p) for p in paths if not os.path.lexists(p)]
+        said = message("cli.flag_problem", language, flag=flag_of(problem.key), reason=problem.reason(language))
+        print(message("cli.error", language, text=said), file=sys.stderr)
+    missing = tuple(display_name(p) for p in paths if not os.path.lexists(p))
     if missing and not settings.problems:
-        print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        print(message("cli.error", language, text=message("cli.no_such_path", language, paths=run_in(missing, language))), file=sys.stderr)
     return None if settings.problems or missing else settings
 
 
@@ -187,11 +190,12 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
             settings = settings.merged(flags, "command line", known)
         # The user's rule files are read here, once per set, before any worker starts.
         rule_problems = knowledge_for(settings.extend_rules).problems if settings.extend_rules else ()
-        messages = [str(p) for p in settings.problems] + [f"rule file {p} (setting extend-rules; msport's bundled rules apply where it could not be used)" for p in rule_problems]
-        for message in messages:
-            if message not in reported:
-                reported.add(message)
-                print(f"msport: configuration error: {message}", file=sys.stderr)
+        texts = [p.text(settings.language) for p in settings.problems]
+        texts += [message("settings.rule_file_problem", settings.language, problem=p) for p in rule_problems]
+        for text in texts:
+            if text not in reported:
+                reported.add(text)
+                print(message("cli.configuration_error", settings.language, text=text), file=sys.stderr)
         return settings
 
     listing = python_files(list(paths), excluded=lambda directory: governing(directory).is_excluded(str(directory)))
@@ -200,9 +204,10 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     for path in listing.files:
         settings = governing(path)
         for notice in setting_notices(settings):
-            if str(notice) not in noticed:  # a warning: it does not change the exit status
-                noticed.add(str(notice))
-                print(f"msport: warning: {notice}", file=sys.stderr)
+            text = notice.text(settings.language)
+            if text not in noticed:  # a warning: it does not change the exit status
+                noticed.add(text)
+                print(message("cli.warning", settings.language, text=text), file=sys.stderr)
         if not settings.is_excluded(str(path)):
             files.append((path, settings))
     return files, bool(reported) or unlisted

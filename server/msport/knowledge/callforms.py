@@ -28,15 +28,15 @@ PROVEN_FILE = "proven_callforms.toml"
 VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 #: Conditions on a call; analysis/call_forms.py interprets each (all given must hold).
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
-            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default")
+            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default", "present")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
-               "sequence", "literal", "variable")
+               "sequence", "literal", "variable", "generator")
 INSIDE = ("torch-container",)
 DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")
 #: Rewrites; analysis/call_forms.py builds the edits.
 REWRITES = ("drop", "rename", "tuple", "float", "as_tuple", "set", "retarget", "to_keyword",
-            "value_map", "legacy_reduction", "cast_input", "rule_rename")
+            "value_map", "legacy_reduction", "cast_input", "rule_rename", "wrap_float", "wrap_tuple", "complement", "as_list")
 #: The call shapes the prover runs (PaConvert's five, and the literal/variable variation).
 SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 
@@ -45,7 +45,7 @@ MESSAGES = ("equivalent", "equivalent_note", "divergent", "divergent_measured", 
             "call", "call_divergent", "call_divergent_api", "call_equivalent", "call_rewritten", "fix_rename", "fix_rewrite", "reason_version",
             "reason_form_unproven", "where")
 #: Why-unsafe clauses shared with the other fixes are in the message catalogue (rules/messages/fixes.toml).
-_TEXT_FIELDS = ("message", "title")
+_TEXT_FIELDS = ("message", "title", "unsafe")
 _FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "example", *with_translations(_TEXT_FIELDS))
 
 
@@ -67,6 +67,9 @@ class CallForm:
     title: str = ""  # what the fix does, for its title ("drop inplace="): a RuleText where given
     example: Tuple[Tuple[str, Any], ...] = ()  # for the prover: call, input, ...
     origin: str = ""
+    #: Why the rewrite stays unsafe whatever was proven (it assumes what the code does not say,
+    #: such as a variable holding an int): the fix's reason, with {value}.
+    unsafe: str = ""
 
     @property
     def generic(self) -> bool:
@@ -190,10 +193,13 @@ def _form(entry, problems: List[RuleProblem]) -> Optional[CallForm]:
     title = read_text(entry.table, "title", entry.file, entry.entry, problems) or ""
     if verdict == "rewrite" and not title:
         entry.problem("title", "a rewrite needs a title saying what it changes (the fix's title)")
+    unsafe = read_text(entry.table, "unsafe", entry.file, entry.entry, problems) or ""
+    if unsafe and verdict != "rewrite":
+        entry.problem("unsafe", "only a rewrite has a fix whose safety it can say")
     if not (form_id and verdict and message and torch):
         return None
     return CallForm(form_id, torch, targets, tuple(sorted(when.items())), verdict, message, tuple(rewrites),
-                    title, tuple(sorted(example.items())), f"{entry.file}, {entry.entry}")
+                    title, tuple(sorted(example.items())), f"{entry.file}, {entry.entry}", unsafe)
 
 
 def load_callforms(directory: Optional[Path] = None) -> CallForms:

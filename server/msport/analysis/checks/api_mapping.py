@@ -344,6 +344,9 @@ class ApiMappingCheck(Check):
             return message("unsafe.torch_container", self.settings.language)
         if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
             return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
+        for matched in call.matched:
+            if matched.form.verdict == "rewrite" and matched.form.unsafe:
+                return render(in_language(matched.form.unsafe, self.settings.language), value=matched.value or "")
         forms = default_callforms()
         if call.retarget is None:
             reason = call_safety(self.chunk.tree, node, verdict.torch, target, [m.keyword for m in call.matched if m.keyword], self.settings.language)
