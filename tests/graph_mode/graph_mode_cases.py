@@ -35,6 +35,18 @@ M = "Tensor(np.array([[1, 2, 3], [3, 1, 2], [2, 3, 1]], np.float32))"
 V = "Tensor(np.array([3.0, 1.0, 2.0], np.float32))"
 
 
+#: An input that changes on every call (1, 2, ...), for state that should follow the calls.
+NEXT_INPUT = """
+CALLS = [0]
+
+
+def next_input():
+    CALLS[0] += 1
+    return Tensor(np.full((2,), CALLS[0], np.float32))
+
+"""
+
+
 def case(rule, positive, source, inputs=(X,), **options):
     return dict(rule=rule, positive=positive, source=source.strip("\n") + "\n", inputs=list(inputs), **options)
 
@@ -707,6 +719,103 @@ def double(x):
 
 def attempt():
     return ms.jit(double, backend="ms_backend")(Tensor(np.ones(2, np.float32))).asnumpy().tolist()
+"""),
+    # MS418: a tensor kept on a plain attribute keeps the first call's value (each call gets a
+    # new input, so a stale value shows in the result and in the attribute read afterwards)
+    case("tensor-attribute", True, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.last = None
+
+    def construct(self, x):
+        self.last = x * 2
+        return x + self.last
+""", inputs=("next_input()",), observe="obj.last"),
+    case("tensor-attribute", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def construct(self, x):
+        self.calls = self.calls + 1
+        last = x * 2
+        return x + last
+""", inputs=("next_input()",), observe="obj.calls"),
+    # MS419: an attribute construct creates, read by a method construct calls
+    case("new-attribute", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.limit = 2
+
+    def construct(self, x):
+        self.big = x.shape[0] > self.limit
+        return self.scale(x)
+
+    def scale(self, x):
+        if self.big:
+            return x * 2
+        return x
+"""),
+    case("new-attribute", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.limit = 2
+
+    def construct(self, x):
+        self.big = x.shape[0] > self.limit
+        if self.big:
+            return x * 2
+        return x
+"""),
+    # MS419: the same attribute created in __init__ is read by the method with its __init__ value
+    case("attribute-handoff", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.limit = 2
+        self.big = False
+
+    def construct(self, x):
+        self.big = x.shape[0] > self.limit
+        return self.scale(x)
+
+    def scale(self, x):
+        if self.big:
+            return x * 2
+        return x
+"""),
+    case("attribute-handoff", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.limit = 2
+        self.big = False
+
+    def construct(self, x):
+        big = x.shape[0] > self.limit
+        return self.scale(x, big)
+
+    def scale(self, x, big):
+        if big:
+            return x * 2
+        return x
+"""),
+    # MS421: a number read out of tensor data decides a branch
+    case("host-value", True, """
+def f(x):
+    n = x.sum().item()
+    if n > 3:
+        return x * 2
+    return x
+""", extra=("MS413",)),
+    case("host-value", False, """
+def f(x):
+    n = x.sum().item()
+    return x / (n + 1.0)
 """),
 ]
 

@@ -28,6 +28,7 @@ SNAPSHOT_GLOB = "graph-mode-*.toml"
 KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
+    "tensor-attribute", "new-attribute", "attribute-handoff", "host-value",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
@@ -59,6 +60,9 @@ _FIELDS_BY_KIND = {
     "hook": ("methods",),
     "view-inplace": ("apis",),
     "jit-setting": ("apis", "keyword", "value", "since"),
+    "tensor-attribute": ("methods", "apis"),
+    "new-attribute": ("methods",),
+    "host-value": ("methods", "names"),
 }
 #: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
 _OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
@@ -122,6 +126,7 @@ class GraphModeRules:
     setup_parameters: Tuple[str, ...] = ()
     setup_calls: Tuple[str, ...] = ()
     bool_functions: Tuple[str, ...] = ()
+    size_names: Tuple[str, ...] = ()  # names holding a size or a count (glob patterns): see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
     _by_kind: Dict[str, Tuple[GraphRule, ...]] = field(default_factory=dict, compare=False, repr=False)
@@ -216,7 +221,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions")):
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions"), ("values", "size_names")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):

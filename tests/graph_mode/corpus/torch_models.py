@@ -179,7 +179,7 @@ class GHMC(nn.Module):
         n = 0
         for i in range(self.bins):
             inds = (g >= self.edges[i]) & (g < self.edges[i + 1])
-            num_in_bin = inds.sum().item()
+            num_in_bin = inds.sum().item()  # MS421
             if num_in_bin > 0:  # MS413
                 if mmt > 0:  # ok
                     self.acc_sum[i] = mmt * self.acc_sum[i] + (1 - mmt) * num_in_bin  # MS417

@@ -35,6 +35,7 @@ from ..visitor import walk
 from . import graph_mode_fixes as fixes
 from .base import Check
 from .graph_mode_branches import BranchJudge
+from .graph_mode_state import StateJudge
 
 _MODULE = "module"  # top-level statements
 _OUTSIDE = "outside"  # a layer's method its forward does not reach
@@ -84,6 +85,7 @@ class GraphModeCheck(Check):
         self.snapshot = self.rules.snapshot(self.settings.version)
         self.frames: List[Frame] = []
         self.branches = BranchJudge(self)
+        self.state = StateJudge(self)
         self._class_facts: Dict[str, ClassFacts] = {}
         self._handled: Set[int] = set()  # nodes a finding on an enclosing node already covers
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
@@ -324,6 +326,8 @@ class GraphModeCheck(Check):
         if self.compiled():
             for target in node.targets:
                 self._check_store(target, node)
+                self.state.attribute_assigned(target, node.value, node)
+                self.state.value_taken(target, node.value, node)
             self.branches.assigned(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -332,6 +336,7 @@ class GraphModeCheck(Check):
             self.frame.numbers.add(node.target.id)
         if self.compiled():
             self._check_store(node.target, node)
+            self.state.attribute_assigned(node.target, node.value, node, augmented=True)
             self.branches.assigned(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:

@@ -1,0 +1,247 @@
+"""MS418, MS419, MS421: state a compiled Cell keeps on ``self``, and Python values taken out of
+tensor data that then steer Python.
+
+Helpers of GraphModeCheck (graph_mode.py), called on the assignments it walks in compiled code;
+the rules' texts and lists are data (rules/graph_mode.toml, kinds ``tensor-attribute``,
+``new-attribute`` and ``host-value``), each proven on the real package
+(tests/graph_mode/graph_mode_cases.py):
+
+- ``self.x = <tensor>`` in construct, x not a Parameter: the attribute keeps the first call's
+  value (MS418);
+- ``self.x = ...`` in construct, x created nowhere outside compiled code, and read by another
+  compiled method of the class: compiling that method fails, x does not exist yet (MS419);
+- ``n = t.item()`` (``.tolist()``, ``int(t)``) whose name later decides a branch, a loop, a
+  comparison or a size: the value stays a tensor in the graph (MS421, a cost).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Set, Tuple
+
+from ..graph_context import GRAPH, JIT
+from ..visitor import walk
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .graph_mode import Frame, GraphModeCheck
+
+
+@dataclass(frozen=True)
+class _ClassState:
+    #: attributes created where no graph runs: the class body, __init__, and methods construct
+    #: does not reach (set by their callers before any compiled call)
+    created_outside: Dict[str, FrozenSet[str]]  # attribute -> methods creating it
+    parameters: FrozenSet[str]  # attributes holding a Parameter or a buffer
+    readers: Dict[str, FrozenSet[str]]  # attribute -> methods reading self.<attribute>
+    complete: bool  # every base is a framework layer: __init__ is the whole story
+
+
+class StateJudge:
+    def __init__(self, check: "GraphModeCheck") -> None:
+        self.check = check
+        self.rules = check.rules
+        self._classes: Dict[str, _ClassState] = {}
+        self._steering: Dict[int, Dict[str, Set[int]]] = {}
+        self._registrations = frozenset(m for kind in ("tensor-attribute", "new-attribute") for r in self.rules.of_kind(kind) for m in r.methods)
+        self._parameter_classes = frozenset(a for r in self.rules.of_kind("tensor-attribute") for a in r.apis)
+
+    # -- self.x = value ---------------------------------------------------------------------
+    def attribute_assigned(self, target: ast.AST, value: ast.AST, node: ast.AST, augmented: bool = False) -> None:
+        check = self.check
+        if not (check.class_stack and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == check.scope_self_name()):
+            return
+        cls = check.class_stack[0]
+        state = self._class(cls)
+        name = target.attr
+        if name in state.parameters:
+            return
+        current = check.frame.name.rpartition(".")[2]
+        readers = sorted(m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
+                         if m != current and self._compiled(cls.name, m)) if not augmented else []
+        if readers:
+            # Another compiled method reads it: compiled, it is read before construct sets it.
+            kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
+            for rule in self.rules.of_kind(kind) if kind else ():
+                check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
+            if kind:
+                return
+        if self._tensor(value) and not _recast_of(value, name, target.value.id):
+            for rule in self.rules.of_kind("tensor-attribute"):
+                check.report(rule, node, node, name=name)
+
+    def _called_after(self, cls: str, line: int) -> Set[str]:
+        """Methods of *cls* the function being walked calls after *line* (self.m(...)), and what
+        they call in turn: the methods that run after an assignment on that line, in the same
+        call (what was measured; a flag a helper sets for the next call is another matter)."""
+        check = self.check
+        direct = {n.func.attr for n in walk(check.frame.node)
+                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                  and n.func.value.id == check.scope_self_name() and n.lineno > line}
+        seen: Set[str] = set()
+        queue = [f"{cls}.{m}" for m in direct]
+        while queue:
+            qualname = queue.pop()
+            if qualname in seen:
+                continue
+            seen.add(qualname)
+            facts = check.graph.function(qualname)
+            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
+        return {q.rpartition(".")[2] for q in seen}
+
+    def _compiled(self, cls: str, method: str) -> bool:
+        facts = self.check.graph.function(f"{cls}.{method}")
+        return facts is not None and facts.status in (GRAPH, JIT)
+
+    def _tensor(self, value: ast.AST) -> bool:
+        """A tensor computed in the function: not a constant, a container or a flag."""
+        check = self.check
+        if isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.Compare, ast.BoolOp)):
+            return False
+        if isinstance(value, ast.Name) and value.id in check.frame.non_tensors:
+            return False
+        if isinstance(value, ast.BinOp) and any(isinstance(s, (ast.Tuple, ast.List)) for s in (value.left, value.right)):
+            return False  # a tuple or list built up (of tensors, maybe): not what the rule measured
+        if check.is_tensor(value):
+            return True
+        # an input of construct itself (forward(self, pred, label): self.label = label)
+        return isinstance(value, ast.Name) and value.id in self._inputs(check.frame)
+
+    def _inputs(self, frame: "Frame") -> Set[str]:
+        args = getattr(frame.node, "args", None)
+        if args is None or not self.check._is_layer_forward(frame.node):
+            return set()
+        names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        names.discard(self.check.scope_self_name())
+        return names - frame.non_tensors
+
+    def _class(self, cls: ast.ClassDef) -> _ClassState:
+        state = self._classes.get(cls.name)
+        if state is None:
+            created: Dict[str, Set[str]] = {}
+            readers: Dict[str, Set[str]] = {}
+            parameters: Set[str] = set()
+            for statement in cls.body:
+                if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                    for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                        if isinstance(target, ast.Name):
+                            created.setdefault(target.id, set()).add("")
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) or not statement.args.args:
+                    continue
+                self_name = statement.args.args[0].arg
+                compiled = self._compiled(cls.name, statement.name) and statement.name != "__init__"
+                for part in walk(statement):
+                    if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == self_name:
+                        if isinstance(part.ctx, ast.Load):
+                            readers.setdefault(part.attr, set()).add(statement.name)
+                        elif not compiled:
+                            created.setdefault(part.attr, set()).add(statement.name)
+                    elif isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.args:
+                        first = part.args[0]
+                        if part.func.attr in self._registrations and isinstance(first, ast.Constant) and isinstance(first.value, str):
+                            parameters.add(first.value)
+                            created.setdefault(first.value, set()).add(statement.name)
+                        elif part.func.attr in ("setattr", "__setattr__"):
+                            created.setdefault("*", set()).add(statement.name)
+                    elif isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in ("setattr",):
+                        created.setdefault("*", set()).add(statement.name)
+                    if isinstance(part, ast.Assign) and isinstance(part.value, ast.Call):
+                        qualified = self.check.qualified(part.value.func)
+                        if qualified and self.check.knowledge.triggers.canonical(qualified) in self._parameter_classes:
+                            parameters.update(t.attr for t in part.targets if isinstance(t, ast.Attribute))
+            complete = "*" not in created and all(self._framework_base(b) for b in cls.bases)
+            state = _ClassState({k: frozenset(v) for k, v in created.items()}, frozenset(parameters),
+                                {k: frozenset(v) for k, v in readers.items()}, complete)
+            self._classes[cls.name] = state
+        return state
+
+    def _framework_base(self, base: ast.AST) -> bool:
+        """A base class of the framework itself (nn.Module, nn.Cell): it creates no attribute
+        of the subclass's."""
+        qualified = self.check.qualified(base)
+        return bool(qualified) and self.check.facts.framework_of(qualified) is not None
+
+    # -- n = t.item() -----------------------------------------------------------------------
+    def value_taken(self, target: ast.AST, value: ast.AST, node: ast.AST) -> None:
+        if not isinstance(target, ast.Name):
+            return
+        taken = self._taken(value)
+        if taken is None:
+            return
+        api, call = taken
+        check = self.check
+        uses = self._steering_uses(check.frame).get(target.id, ())
+        later = sorted(line for line in uses if line > node.lineno)
+        if not later and not (api == ".tolist()" and check.read_after(target.id, node.lineno)):
+            return
+        line = later[0] if later else min(n for n in check.loads(check.frame)[target.id] if n > node.lineno)
+        statement = check.chunk.lines[line - 1].strip() if 0 < line <= len(check.chunk.lines) else target.id
+        statement = statement[:-1] if statement.endswith(":") else statement
+        for rule in self.rules.of_kind("host-value"):
+            check.report(rule, call, call, name=target.id, value=_shorten(statement), api=api)
+
+    def _taken(self, value: ast.AST) -> Optional[Tuple[str, ast.AST]]:
+        """(what takes it, the call) when *value* takes a Python value out of tensor data."""
+        check = self.check
+        for rule in self.rules.of_kind("host-value"):
+            for part in walk(value):
+                if not isinstance(part, ast.Call):
+                    continue
+                func = part.func
+                if isinstance(func, ast.Attribute) and func.attr in rule.methods and not part.args:
+                    return f".{func.attr}()", part  # only tensors (and NumPy arrays) have both
+                if (isinstance(func, ast.Name) and func.id in rule.names and len(part.args) == 1 and check.is_builtin(func.id)
+                        and check.is_tensor(part.args[0])):
+                    return f"{func.id}()", part
+        return None
+
+    def _steering_uses(self, frame: "Frame") -> Dict[str, Set[int]]:
+        """Name -> lines where it decides Python: a condition, a comparison, a loop, a bound,
+        a size."""
+        uses = self._steering.get(id(frame.node))
+        if uses is None:
+            uses = {}
+
+            def note(tree: ast.AST, line: int) -> None:
+                for part in walk(tree):
+                    if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
+                        uses.setdefault(part.id, set()).add(line)
+
+            for node in walk(frame.node):
+                if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                    note(node.test, node.test.lineno)
+                elif isinstance(node, ast.Compare):
+                    note(node, node.lineno)
+                elif isinstance(node, (ast.For, ast.comprehension)):
+                    note(node.iter, node.iter.lineno)
+                elif isinstance(node, ast.Slice):
+                    for bound in (node.lower, node.upper, node.step):
+                        if bound is not None:
+                            note(bound, bound.lineno)
+                elif isinstance(node, ast.Call):
+                    if isinstance(node.func, ast.Name) and node.func.id == "range":
+                        for argument in node.args:
+                            note(argument, argument.lineno)
+                    for keyword in node.keywords:
+                        if keyword.arg and self.rules.matches("size_names", keyword.arg):
+                            note(keyword.value, keyword.value.lineno)
+                    for argument in node.args:
+                        if isinstance(argument, ast.Name) and self.rules.matches("size_names", argument.id):
+                            uses.setdefault(argument.id, set()).add(argument.lineno)
+            self._steering[id(frame.node)] = uses
+        return uses
+
+
+def _recast_of(value: ast.AST, name: str, self_name: str) -> bool:
+    """self.mean = self.mean.type_as(x), self.alpha = self.alpha.to(device): the attribute's own
+    value converted again on every call, the same value each time."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        value = value.func.value
+        if isinstance(value, ast.Attribute) and value.attr == name and isinstance(value.value, ast.Name) and value.value.id == self_name:
+            return True
+    return False
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
