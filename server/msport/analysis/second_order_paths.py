@@ -83,6 +83,12 @@ class Site:
     #: a gradient call of another module of the project whose path reaches this module's
     #: functions (project index): its text names the file and line, it has no span here
     remote: bool = False
+    #: (function, registry, how many classes it holds): functions on the path only if a registry
+    #: (or a dict of classes) builds the class they belong to, one of several it can build
+    candidates: Tuple[Tuple[str, str, int], ...] = ()
+
+    def candidate(self, function: Optional[str]) -> Optional[Tuple[str, str, int]]:
+        return next((c for c in self.candidates if c[0] == function), None)
 
 
 @dataclass(frozen=True)
@@ -211,6 +217,68 @@ def backward_slice(function: Optional[ast.AST], outputs: ast.AST, inputs: Option
     return found
 
 
+@dataclass(frozen=True)
+class ClassTables:
+    """Module-level names standing for classes of the module: aliases (`Net = Critic`), dicts of
+    classes (`NETS = {"critic": Critic}`, `NETS["g"] = Gen`) and registries (`@MODELS.register_module()`
+    on a class, `MODELS.register(Critic)`): name -> ((key, class), ...), the key "" for an alias,
+    the dict key or the registered name otherwise. Part of the per-chunk cache key."""
+
+    tables: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_map", dict(self.tables))
+
+    def get(self, name: str) -> Tuple[Tuple[str, str], ...]:
+        return self._map.get(name, ())
+
+
+def class_tables(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules) -> ClassTables:
+    found: Dict[str, List[Tuple[str, str]]] = {}
+
+    def local_class(node: ast.AST) -> Optional[str]:
+        return node.id if isinstance(node, ast.Name) and context.is_local_class(node.id) else None
+
+    def registered(call: ast.AST, cls: str) -> Optional[Tuple[str, str]]:
+        """(registry, name) when *call* (a decorator or statement) registers *cls*."""
+        func = call.func if isinstance(call, ast.Call) else call
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in rules.register_methods):
+            return None
+        name = cls
+        if isinstance(call, ast.Call):
+            given = _argument(call, 0, "name")
+            if isinstance(given, ast.Constant) and isinstance(given.value, str):
+                name = given.value
+        return func.value.id, name
+
+    for chunk in chunks:
+        for stmt in chunk.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                for decorator in stmt.decorator_list:
+                    entry = registered(decorator, stmt.name)
+                    if entry is not None:
+                        found.setdefault(entry[0], []).append((entry[1], stmt.name))
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+                if isinstance(target, ast.Name) and local_class(value):
+                    found.setdefault(target.id, []).append(("", value.id))  # Net = Critic
+                elif isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+                    pairs = [(k.value, v.id) for k, v in zip(value.keys, value.values)
+                             if isinstance(k, ast.Constant) and isinstance(k.value, str) and local_class(v)]
+                    if pairs:
+                        found.setdefault(target.id, []).extend(pairs)
+                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and local_class(value) \
+                        and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                    found.setdefault(target.value.id, []).append((target.slice.value, value.id))  # NETS["g"] = Gen
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                call = stmt.value
+                cls = local_class(call.args[0]) if call.args else None
+                entry = registered(ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords), cls) if cls else None
+                if entry is not None:
+                    found.setdefault(entry[0], []).append((entry[1], cls))  # MODELS.register(Critic)
+    return ClassTables(tuple(sorted((k, tuple(dict.fromkeys(v))) for k, v in found.items())))
+
+
 def inline_function_body(node: ast.AST) -> List[ast.AST]:
     """The expressions a lambda or nested def runs when called."""
     if isinstance(node, ast.Lambda):
@@ -225,16 +293,18 @@ class GradientCallFinder(ScopeVisitor):
     """Finds the gradient calls of one chunk and, for each, the nodes on its path inside the
     chunk. Shared by the facts builder (what the path reaches) and the check (what to report)."""
 
-    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str]):
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str],
+                 tables: Optional["ClassTables"] = None):
         super().__init__(context, knowledge)
         self.rules = rules
+        self.tables = tables if tables is not None else ClassTables()
         self.lines = lines
         self.decorators = knowledge.triggers.graph.decorators
         self.calls: List[GradientCall] = []
         #: per gradient call (same order): the nodes of its path in this chunk
         self.paths: List[List[ast.AST]] = []
         self._function: Optional[Tuple[str, ast.AST]] = None  # (qualname, node) of the top-level function
-        self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs and lambdas bound to names, per scope
+        self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs, lambdas and partial(...) bound to names, per scope
         self._jit_depth = 0
         self._consumed: Set[int] = set()  # transform calls nested in another one
         self._differentiated_inline: Set[int] = set()  # calls inside a lambda / nested def a transform differentiates
@@ -263,6 +333,10 @@ class GradientCallFinder(ScopeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self._local_defs and isinstance(node.value, ast.Call) and self._api(node.value.func) in self.rules.transparent:
+            for target in node.targets:  # f = functools.partial(loss, model): f runs loss with model
+                if isinstance(target, ast.Name):
+                    self._local_defs[-1][target.id] = node.value
         if isinstance(node.value, ast.Lambda) and self._local_defs:
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -305,6 +379,9 @@ class GradientCallFinder(ScopeVisitor):
             self._passed_value(argument, targets)
             for target in targets:
                 self.arguments.append((callee, where, target))
+
+    def _local_function(self, func: ast.AST) -> bool:
+        return isinstance(func, ast.Name) and func.id in self.context.functions and not self.scope.lookup(func.id)[0]
 
     def _api(self, node: ast.AST) -> Optional[str]:
         qualified = self.qualified(node)
@@ -393,6 +470,8 @@ class GradientCallFinder(ScopeVisitor):
             self._reference(value, targets, [], called=False)
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
             targets.append(f"call:{value.func.id}")
+        elif isinstance(value, ast.Call) and self._built_from_table(value):
+            targets.extend(self._built_from_table(value))
         elif isinstance(value, ast.Call):
             qualified = self.qualified(value.func)
             if qualified and qualified.startswith(LOCAL + "."):
@@ -417,7 +496,7 @@ class GradientCallFinder(ScopeVisitor):
             return None
         return layer_key(owner, name, self.knowledge.triggers.canonical(held.cls))
 
-    def _factory(self, func: ast.AST) -> Optional[str]:
+    def _factory(self, func: ast.AST) -> List[str]:
         """"returns:f" when *func* (a name of this function or an attribute of self) holds what a
         function of this module returned (self.net_d = build_critic(cfg)): the classes f returns
         are what calling it runs."""
@@ -431,8 +510,40 @@ class GradientCallFinder(ScopeVisitor):
                     values.append(sub.value)
         for value in values:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
-                return f"returns:{value.func.id}"
-        return None
+                return [f"returns:{value.func.id}"]
+            built = self._built_from_table(value)
+            if built:
+                return built
+        return []
+
+    def _built_from_table(self, value: ast.AST) -> List[str]:
+        """What a call building from a module-level alias, dict or registry runs: "call:C" when
+        it names one class, "cand:C@REG" for each class it may build otherwise."""
+        if not isinstance(value, ast.Call):
+            return []
+        func, key, table = value.func, None, None
+        if isinstance(func, ast.Name) and all(k == "" for k, _ in self.tables.get(func.id)):
+            table = func.id  # Net()
+        elif isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+            table, key = func.value.id, func.slice  # NETS[name](...)
+        elif isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and isinstance(func.func.value, ast.Name) \
+                and func.func.attr in self.rules.build_methods:
+            table, key = func.func.value.id, (func.args[0] if func.args else None)  # MODELS.get(name)(...)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in self.rules.build_methods:
+            table, key = func.value.id, _config_type(value.args[0] if value.args else None)  # MODELS.build(cfg)
+        elif (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in self.rules.build_functions:
+            table = next((a.id for a in [*value.args, *(k.value for k in value.keywords)]
+                          if isinstance(a, ast.Name) and self.tables.get(a.id)), None)  # build_from_cfg(cfg, MODELS)
+            key = _config_type(value.args[0] if value.args else None)
+        entries = self.tables.get(table) if table else ()
+        if not entries:
+            return []
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            entries = tuple(e for e in entries if e[0] == key.value) or entries
+        classes = list(dict.fromkeys(cls for _, cls in entries))
+        if len(classes) == 1:
+            return [f"call:{classes[0]}"]
+        return [f"cand:{cls}@{table}" for cls in classes]
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -462,14 +573,23 @@ class GradientCallFinder(ScopeVisitor):
         function = node.args[0] if node.args else _keyword(node, "func") or _keyword(node, "fn")
         if isinstance(node.func, ast.Call) or (isinstance(node.func, (ast.Name, ast.Attribute)) and api in self.rules.transform_classes):
             function = node.args[0] if node.args else None  # GradOperation()(net): the call's argument
+        bound: List[str] = []  # what partial(f, model, ...) binds: f runs it
         # Unwrap vmap(...) / partial(...) and nested transforms: grad(grad(f)) differentiates f twice.
-        while isinstance(function, ast.Call):
+        while isinstance(function, (ast.Call, ast.Name)):
+            if isinstance(function, ast.Name):
+                held = next((scope[function.id] for scope in reversed(self._local_defs) if function.id in scope), None)
+                if not isinstance(held, ast.Call):
+                    break
+                function = held  # f = functools.partial(loss, model); grad(f)
+                continue
             inner = self._transform(function)
             if inner is not None:
                 self._consumed.add(id(function))
                 second = True
                 function = function.args[0] if function.args else None
             elif self._api(function.func) in self.rules.transparent and function.args:
+                for argument in [*function.args[1:], *(k.value for k in function.keywords)]:
+                    self._passed_value(argument, bound)
                 function = function.args[0]
             else:
                 break
@@ -479,7 +599,7 @@ class GradientCallFinder(ScopeVisitor):
         inside = id(node) in self._differentiated_inline
         if path and function is not None and not (isinstance(function, ast.Name) and function.id in self.context.functions):
             self._differentiated_inline.update(id(n) for part in path for n in walk(part) if isinstance(n, ast.Call))
-        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside)
+        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside, bound=bound)
 
     def _function_path(self, function: ast.AST) -> List[ast.AST]:
         """The nodes run when *function* (a lambda, a nested def or a name of one) is called."""
@@ -493,8 +613,8 @@ class GradientCallFinder(ScopeVisitor):
 
     def _record(self, node: ast.Call, api: str, second: bool, create_graph: bool, condition: Optional[str],
                 path: List[ast.AST], function: Optional[ast.AST] = None, elsewhere: Sequence[str] = (), wrapper: Optional[str] = None,
-                receiver: Optional[str] = None, inside_inline: bool = False) -> None:
-        targets: List[str] = []
+                receiver: Optional[str] = None, inside_inline: bool = False, bound: Sequence[str] = ()) -> None:
+        targets: List[str] = list(bound)
         unresolved: List[str] = list(elsewhere)
         inline_apis: List[str] = []
         if function is not None and not self._function_path(function):
@@ -503,6 +623,9 @@ class GradientCallFinder(ScopeVisitor):
             for sub in walk(part):
                 if isinstance(sub, ast.Call):
                     self._reference(sub.func, targets, unresolved, called=True, inline_apis=inline_apis)
+                    if self._local_function(sub.func):
+                        for argument in [*sub.args, *(k.value for k in sub.keywords)]:
+                            self._passed_value(argument, targets)  # loss(model, x) on the path runs model
         framework = self.facts.framework_of(api) or "torch"
         self.calls.append(GradientCall(
             api=api, framework=framework, function=self._function[0] if self._function else None,
@@ -523,8 +646,8 @@ class GradientCallFinder(ScopeVisitor):
                 factory = self._factory(func)
                 if func.attr in _class_methods(self.class_stack[0]):
                     targets.append(f"self:{self.class_stack[0].name}.{func.attr}")
-                elif factory is not None:
-                    targets.append(factory)
+                elif factory:
+                    targets.extend(factory)
                 else:
                     unresolved.append(source_text(func))
                 return
@@ -549,8 +672,8 @@ class GradientCallFinder(ScopeVisitor):
                 return
             if bound and value is None and not any(func.id in scope for scope in self._local_defs):
                 factory = self._factory(func)
-                if factory is not None:
-                    targets.append(factory)
+                if factory:
+                    targets.extend(factory)
                 else:
                     unresolved.append(func.id)
                 return
@@ -561,6 +684,15 @@ class GradientCallFinder(ScopeVisitor):
             inline_apis.append(self.knowledge.triggers.canonical(qualified))
         if qualified and qualified.startswith(LOCAL + "."):
             targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+
+def _config_type(config: Optional[ast.AST]) -> Optional[ast.AST]:
+    """The class name a literal configuration names: dict(type="Critic", ...) or {"type": "Critic"}."""
+    if isinstance(config, ast.Call) and isinstance(config.func, ast.Name) and config.func.id == "dict":
+        return _keyword(config, "type")
+    if isinstance(config, ast.Dict):
+        return next((v for k, v in zip(config.keys, config.values) if isinstance(k, ast.Constant) and k.value == "type"), None)
+    return None
 
 
 def _parameters(function: Optional[Tuple[str, ast.AST]]) -> Set[str]:
@@ -746,8 +878,9 @@ class SecondOrderPathsBuilder:
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
         if not candidates and not remote:
             return context
-        base_key = context.key
-        found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
+        tables = class_tables(chunks, context, self.rules) if candidates else ClassTables()
+        base_key = (context.key, tables)
+        found = [(chunk, self._chunk_gradients(chunk, context, base_key, tables)) for chunk in candidates]
         # Only a gradient that is second order by itself, or a transform (which a gradient may
         # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
         if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
@@ -758,7 +891,7 @@ class SecondOrderPathsBuilder:
             # A module that differentiates: the other chunks too, for the models and functions they
             # hand to the helpers that do (train() building the critic that gradient_penalty gets).
             others = [chunk for chunk in chunks if chunk not in candidates]
-            found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
+            found += [(chunk, self._chunk_gradients(chunk, context, base_key, tables)) for chunk in others]
             found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
         paths = self._paths(found, graph, chunks, context, base_key, remote)
@@ -766,11 +899,11 @@ class SecondOrderPathsBuilder:
             return context
         return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
 
-    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> _ChunkGradients:
+    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key, tables: ClassTables) -> _ChunkGradients:
         key = (chunk.chunk.text, base_key)
         cached = self._gradients.get(key)
         if cached is None:
-            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"))
+            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"), tables)
             try:
                 finder.visit(chunk.tree)
             except RecursionError:
@@ -805,8 +938,17 @@ class SecondOrderPathsBuilder:
                 continue
             if nested and call.framework == "mindspore" and all(o.compiled for o in outer):
                 call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
-            functions = _reach(_resolve(call.targets, graph), graph)
-            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
+            exact = [t for t in call.targets if not t.startswith("cand:")]
+            functions = _reach(_resolve(exact, graph), graph)
+            candidates: List[Tuple[str, str, int]] = []
+            for target in call.targets:
+                if target.startswith("cand:"):
+                    registry = target.rpartition("@")[2]
+                    size = sum(1 for t in call.targets if t.startswith("cand:") and t.endswith("@" + registry))
+                    candidates.extend((f, registry, size) for f in _reach(_resolve([target], graph), graph) if f not in functions)
+            functions += [f for f in dict.fromkeys(c[0] for c in candidates)]
+            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), (),
+                              candidates=tuple(dict.fromkeys(candidates))))
         reached_from: Dict[str, List[str]] = {}
         for function, texts in remote:
             for text in texts:
@@ -989,8 +1131,8 @@ def _resolve(targets: Iterable[str], graph: ModuleGraph) -> List[str]:
         if target.startswith("self:"):
             cls, _, method = target[5:].partition(".")
             name = graph.resolve_method(cls, method)
-        elif target.startswith("call:"):
-            cls = target[5:]
+        elif target.startswith(("call:", "cand:")):
+            cls = target[5:].partition("@")[0]
             name = next((n for n in (graph.resolve_method(cls, m) for m in CALL_METHODS) if n), None)
         else:
             name = target if graph.function(target) is not None else None
