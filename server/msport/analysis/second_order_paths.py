@@ -70,6 +70,9 @@ class GradientCall:
     wrapper: Optional[str] = None  # learner.adapt(loss): the meta-learning wrapper class
     receiver: Optional[str] = None  # ... and the name of the learner, which runs the wrapped model
     inside_inline: bool = False  # taken inside a lambda or nested def that a transform differentiates
+    #: parameters of its function whose values its path runs or differentiates: what callers in
+    #: other modules pass there is followed through the project index
+    params: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ class Site:
 class SecondOrderPaths:
     sites: Tuple[Site, ...] = ()
     on_path: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()  # function -> ids of the sites reaching it
+    #: ("ext:" class or function of another module, module of the gradient call, "text@line"):
+    #: what this module passes to a function of another module that differentiates it twice
+    forwarded: Tuple[Tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_on_path", dict(self.on_path))
@@ -294,8 +300,15 @@ class GradientCallFinder(ScopeVisitor):
     chunk. Shared by the facts builder (what the path reaches) and the check (what to report)."""
 
     def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str],
-                 tables: Optional["ClassTables"] = None):
+                 tables: Optional["ClassTables"] = None, external: Sequence[Tuple[str, Optional[int], str]] = ()):
         super().__init__(context, knowledge)
+        #: (qualified function of another module, position, parameter) whose argument lies on a
+        #: second-order path there (ProjectFacts.second_order_params); what is passed is followed
+        self.external = {}
+        for callee, position, name in external:
+            self.external.setdefault(callee, []).append((position, name))
+        #: (callee, position, parameter, what the argument runs) for those calls
+        self.forwarded: List[Tuple[str, Optional[int], str, Tuple[str, ...]]] = []
         self.rules = rules
         self.tables = tables if tables is not None else ClassTables()
         self.lines = lines
@@ -368,6 +381,8 @@ class GradientCallFinder(ScopeVisitor):
                 and self.class_stack and self.self_attribute(func.attr) is None:
             callee = f"self:{self.class_stack[0].name}.{func.attr}"
         if callee is None:
+            if self.external:
+                self._note_external(node)
             return
         passed = [(i, a) for i, a in enumerate(node.args) if not isinstance(a, ast.Starred)] + [(k.arg, k.value) for k in node.keywords if k.arg]
         for where, argument in passed:
@@ -379,6 +394,25 @@ class GradientCallFinder(ScopeVisitor):
             self._passed_value(argument, targets)
             for target in targets:
                 self.arguments.append((callee, where, target))
+
+    def _note_external(self, node: ast.Call) -> None:
+        """r1_penalty(real_pred, real) calling a function of another module that differentiates
+        its parameter twice: what the argument runs (a network, or the calls it was computed by
+        in this function: real_pred = self.net_d(real))."""
+        wanted = self.external.get(self.qualified(node.func) or "")
+        for position, name in wanted or ():
+            argument = _argument(node, position, name)
+            if argument is None:
+                continue
+            targets: List[str] = []
+            self._passed_value(argument, targets)
+            if not targets and self._function:
+                for part in backward_slice(self._function[1], argument, None, node):
+                    for sub in walk(part):
+                        if isinstance(sub, ast.Call):
+                            self._reference(sub.func, targets, [], called=True)
+            if targets:
+                self.forwarded.append((self.qualified(node.func), position, name, tuple(dict.fromkeys(targets))))
 
     def _local_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.context.functions and not self.scope.lookup(func.id)[0]
@@ -509,11 +543,11 @@ class GradientCallFinder(ScopeVisitor):
                                                        and t.value.id == "self" for t in sub.targets):
                     values.append(sub.value)
         for value in values:
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
-                return [f"returns:{value.func.id}"]
-            built = self._built_from_table(value)
+            built = self._built_from_table(value)  # before a local build_from_cfg(cfg, MODELS) as a factory
             if built:
                 return built
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
+                return [f"returns:{value.func.id}"]
         return []
 
     def _built_from_table(self, value: ast.AST) -> List[str]:
@@ -522,7 +556,7 @@ class GradientCallFinder(ScopeVisitor):
         if not isinstance(value, ast.Call):
             return []
         func, key, table = value.func, None, None
-        if isinstance(func, ast.Name) and all(k == "" for k, _ in self.tables.get(func.id)):
+        if isinstance(func, ast.Name) and self.tables.get(func.id) and all(k == "" for k, _ in self.tables.get(func.id)):
             table = func.id  # Net()
         elif isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
             table, key = func.value.id, func.slice  # NETS[name](...)
@@ -632,7 +666,7 @@ class GradientCallFinder(ScopeVisitor):
             targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)), second=second,
             create_graph=create_graph, condition=condition, compiled=self._jit_depth > 0, span=node_span(node, self.lines),
             text=_short(node), inline_apis=tuple(dict.fromkeys(inline_apis)), wrapper=wrapper, receiver=receiver,
-            inside_inline=inside_inline,
+            inside_inline=inside_inline, params=tuple(n for n in dict.fromkeys(unresolved) if n in _parameters(self._function)),
         ))
         self.paths.append(path)
 
@@ -731,6 +765,7 @@ class _ChunkGradients:
     anchor: int = 0
     arguments: Tuple[Tuple[str, object, str], ...] = ()
     wrappers: Tuple[Tuple[str, Optional[str], Tuple[str, ...]], ...] = ()
+    forwarded: Tuple[Tuple[str, Optional[int], str, Tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -870,45 +905,56 @@ class SecondOrderPathsBuilder:
             self._words.put(text, found)
         return found
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> ModuleContext:
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = (),
+               params: Sequence[Tuple[str, Optional[int], str, str, str, str]] = ()) -> ModuleContext:
         """*remote*: this module's functions on the second-order paths of other modules, with
-        those gradient calls (ProjectFacts.second_order)."""
+        those gradient calls (ProjectFacts.second_order); *params*: functions of other modules this
+        one calls whose parameter is on such a path (ProjectFacts.second_order_params)."""
         if self.rules.pattern is None:
             return context
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
-        if not candidates and not remote:
+        callees = {p[0].rpartition(".")[2] for p in params}
+        passing = [chunk for chunk in chunks if any(c in chunk.chunk.text for c in callees)] if callees else []
+        if not candidates and not remote and not passing:
             return context
-        tables = class_tables(chunks, context, self.rules) if candidates else ClassTables()
-        base_key = (context.key, tables)
-        found = [(chunk, self._chunk_gradients(chunk, context, base_key, tables)) for chunk in candidates]
+        tables = class_tables(chunks, context, self.rules) if candidates or passing else ClassTables()
+        external = tuple(sorted({p[:3] for p in params}, key=repr))
+        base_key = (context.key, tables, external)
+        found = [(chunk, self._chunk_gradients(chunk, context, base_key, tables, external)) for chunk in candidates]
         # Only a gradient that is second order by itself, or a transform (which a gradient may
         # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
         if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
-            if not remote:
+            if not remote and not passing:
                 return context
             found = []
         else:
             # A module that differentiates: the other chunks too, for the models and functions they
             # hand to the helpers that do (train() building the critic that gradient_penalty gets).
             others = [chunk for chunk in chunks if chunk not in candidates]
-            found += [(chunk, self._chunk_gradients(chunk, context, base_key, tables)) for chunk in others]
+            found += [(chunk, self._chunk_gradients(chunk, context, base_key, tables, external)) for chunk in others]
             found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
+        forwarded = [f for chunk in passing for f in self._chunk_gradients(chunk, context, base_key, tables, external).forwarded]
+        remote, roots = _through_callers(forwarded, params, remote, graph)
         paths = self._paths(found, graph, chunks, context, base_key, remote)
-        if not paths.sites:
+        if roots:
+            paths = replace(paths, forwarded=roots)
+        if not paths.sites and not paths.forwarded:
             return context
         return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
 
-    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key, tables: ClassTables) -> _ChunkGradients:
+    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key, tables: ClassTables,
+                         external: Sequence[Tuple[str, Optional[int], str]] = ()) -> _ChunkGradients:
         key = (chunk.chunk.text, base_key)
         cached = self._gradients.get(key)
         if cached is None:
-            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"), tables)
+            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"), tables, external)
             try:
                 finder.visit(chunk.tree)
             except RecursionError:
                 pass
-            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers))
+            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers),
+                                     tuple(finder.forwarded))
             self._gradients.put(key, cached)
         return cached
 
@@ -994,13 +1040,17 @@ class SecondOrderPathsBuilder:
         return found
 
 
-def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Tuple[Tuple[str, str], ...]:
-    """What this module's gradients differentiate twice, for the project index to follow into
-    other modules: (function of this module or "ext:" class, "the call in `f`@line")."""
+def second_order_summary(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Dict[str, Tuple]:
+    """What the module's summary says of its second-order paths, for the project index to follow
+    into other modules: ``second_order``, what its gradients differentiate twice (function of this
+    module or "ext:" class, "the call in `f`@line"); ``second_order_params``, parameters of its
+    functions whose arguments they differentiate (function, parameter, "the call@line");
+    ``second_order_forwarded``, what it passes to such a function of another module."""
     if paths is None:
-        return ()
+        return dict(second_order=(), second_order_params=(), second_order_forwarded=())
     starts = {anchor_of(chunk.chunk.text): chunk.chunk.start for chunk in chunks}
     roots: List[Tuple[str, str]] = []
+    params: List[Tuple[str, str, str]] = []
     for site in paths.sites:
         if site.remote or site.anchor not in starts:
             continue
@@ -1008,7 +1058,29 @@ def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChun
         where = f"{where}@{starts[site.anchor] + site.call.span.start_line + 1}"
         keys = [*site.functions, *(t for t in site.call.targets if t.startswith("ext:"))]
         roots.extend((key, where) for key in keys)
-    return tuple(dict.fromkeys(roots))
+        if site.call.function and "." not in site.call.function:
+            params.extend((site.call.function, name, where) for name in site.call.params if name in site.call.unresolved)
+    return dict(second_order=tuple(dict.fromkeys(roots)), second_order_params=tuple(dict.fromkeys(params)),
+                second_order_forwarded=paths.forwarded)
+
+
+def _through_callers(forwarded, params, remote, graph: ModuleGraph):
+    """What this module passes to functions of other modules that differentiate it twice: its own
+    functions and classes become remote sites' paths here (named by the other module's gradient
+    call), classes of further modules are handed to the project index ("ext:" roots)."""
+    texts: Dict[Tuple[str, Optional[int], str], List[Tuple[str, str, str]]] = {}
+    for callee, position, name, module, where, text in params:
+        texts.setdefault((callee, position, name), []).append((module, where, text))
+    remote = list(remote)
+    roots: List[Tuple[str, str, str]] = []
+    for callee, position, name, targets in forwarded:
+        for module, where, text in texts.get((callee, position, name), ()):
+            for target in targets:
+                if target.startswith("ext:"):
+                    roots.append((target, module, where))
+                else:
+                    remote.extend((function, (text,)) for function in _resolve([target], graph))
+    return remote, tuple(dict.fromkeys(roots))
 
 
 def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str], List[str]]:
