@@ -83,3 +83,24 @@ def test_the_passed_network_message_names_the_penalty_in_the_other_file(gan_pass
     assert f"`r1` (gan_passed/penalty.py:{r1_line})" in elu
     hardswish = next(m for (name, _), m in by_line.items() if name == "train.py" and "hardswish" in m)
     assert f"`r1_of_scores` (gan_passed/penalty.py:{scores_line})" in hardswish
+
+
+@pytest.fixture(scope="module")
+def gan_registry():
+    run = subprocess.run([sys.executable, "-m", "msport", "check", "gan_registry", "--format", "json", "--select", "MS5"],
+                         cwd=PROJECTS, capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_registry_of_another_file_builds_the_class_the_config_names(gan_registry):
+    """Critics registered in critics.py (@MODELS.register_module()), the registry in registry.py,
+    and the penalty in train.py building one by a literal config: the named class's operations
+    are reported; the other registered class is not (a saliency builds it, differentiated once);
+    a config msport cannot read leaves the critic named as not followed."""
+    positives, negatives = labels(PROJECTS / "gan_registry")
+    found = {(Path(f["path"]).as_posix(), f["line"], f["code"]) for f in gan_registry if f["code"] != "MS504"}
+    assert len(positives) == 1 and len(negatives) == 1
+    assert found == positives
+    configured = [f for f in gan_registry if f["code"] == "MS504" and "configured_step" in f["message"]]
+    assert len(configured) == 1 and "Not followed (check by hand)" in configured[0]["message"] and "`critic`" in configured[0]["message"]

@@ -239,8 +239,11 @@ class ClassTables:
         return self._map.get(name, ())
 
 
-def class_tables(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules) -> ClassTables:
-    found: Dict[str, List[Tuple[str, str]]] = {}
+def class_tables(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules,
+                 registries: Sequence[Tuple[str, Tuple[Tuple[str, str], ...]]] = ()) -> ClassTables:
+    """*registries*: the classes other modules of the project register in a registry this module
+    names (ProjectFacts.registries): local name -> ((key, "ext:" class), ...)."""
+    found: Dict[str, List[Tuple[str, str]]] = {name: list(entries) for name, entries in registries}
 
     def local_class(node: ast.AST) -> Optional[str]:
         return node.id if isinstance(node, ast.Name) and context.is_local_class(node.id) else None
@@ -576,8 +579,10 @@ class GradientCallFinder(ScopeVisitor):
             entries = tuple(e for e in entries if e[0] == key.value) or entries
         classes = list(dict.fromkeys(cls for _, cls in entries))
         if len(classes) == 1:
-            return [f"call:{classes[0]}"]
-        return [f"cand:{cls}@{table}" for cls in classes]
+            return [classes[0] if classes[0].startswith("ext:") else f"call:{classes[0]}"]
+        # Several candidates: this module's are reported one severity lower; those of other
+        # modules are not followed (the calling site names what it could not follow).
+        return [f"cand:{cls}@{table}" for cls in classes if not cls.startswith("ext:")]
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -906,7 +911,8 @@ class SecondOrderPathsBuilder:
         return found
 
     def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = (),
-               params: Sequence[Tuple[str, Optional[int], str, str, str, str]] = ()) -> ModuleContext:
+               params: Sequence[Tuple[str, Optional[int], str, str, str, str]] = (),
+               registries: Sequence[Tuple[str, Tuple[Tuple[str, str], ...]]] = ()) -> ModuleContext:
         """*remote*: this module's functions on the second-order paths of other modules, with
         those gradient calls (ProjectFacts.second_order); *params*: functions of other modules this
         one calls whose parameter is on such a path (ProjectFacts.second_order_params)."""
@@ -917,7 +923,7 @@ class SecondOrderPathsBuilder:
         passing = [chunk for chunk in chunks if any(c in chunk.chunk.text for c in callees)] if callees else []
         if not candidates and not remote and not passing:
             return context
-        tables = class_tables(chunks, context, self.rules) if candidates or passing else ClassTables()
+        tables = class_tables(chunks, context, self.rules, registries) if candidates or passing else ClassTables()
         external = tuple(sorted({p[:3] for p in params}, key=repr))
         base_key = (context.key, tables, external)
         found = [(chunk, self._chunk_gradients(chunk, context, base_key, tables, external)) for chunk in candidates]
@@ -1038,6 +1044,18 @@ class SecondOrderPathsBuilder:
                 self._apis.put(key, cached)
             found.update(cached.functions)
         return found
+
+
+def registrations(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules, module: Optional[str]) -> Tuple:
+    """The classes this module registers in a registry, for the project index: (the registry's
+    qualified name, the key, the class's qualified name)."""
+    if module is None or not any(m in chunk.chunk.text for chunk in chunks for m in rules.register_methods):
+        return ()
+    found = []
+    for name, entries in class_tables(chunks, context, rules).tables:
+        registry = context.binding(name) or f"{module}.{name}"
+        found.extend((registry, key, f"{module}.{cls}") for key, cls in entries if key)
+    return tuple(found)
 
 
 def second_order_summary(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Dict[str, Tuple]:

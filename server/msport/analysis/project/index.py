@@ -134,7 +134,7 @@ class ProjectIndex:
 def summary_inputs(facts: ProjectFacts) -> Tuple:
     """The part of a module's facts its own summary depends on (statuses and arguments only
     change its findings): when only the rest changed, the summary need not be recomputed."""
-    return (facts.package, facts.imported_classes, facts.extra_bindings, facts.externals, facts.wanted, facts.second_order_params)
+    return (facts.package, facts.imported_classes, facts.extra_bindings, facts.externals, facts.wanted, facts.second_order_params, facts.registries)
 
 
 class _Linker:
@@ -144,6 +144,7 @@ class _Linker:
         self.modules = modules
         self.root = root
         self._second_order: Optional[Dict[Node, List[Tuple[str, str]]]] = None
+        self._registered: Optional[Dict[str, List[Tuple[str, str, str]]]] = None
         self.summaries = summaries
         self._classes = {m: {c.name: c for c in s.classes} for m, s in summaries.items()}
         self._functions = {m: {f.qualname: f for f in s.functions} for m, s in summaries.items()}
@@ -406,7 +407,22 @@ class _Linker:
             second_order=tuple(sorted((name, tuple(self._site_text(site, module) for site in sites))
                                       for name in own for sites in [self.second_order().get((module, name))] if sites)),
             second_order_params=self._second_order_params(module, summary),
+            registries=self._registries(module, summary),
         )
+
+    def _registries(self, module: str, summary: ModuleSummary) -> Tuple:
+        """The registries *module* imports, with the classes other modules register there."""
+        if self._registered is None:
+            self._registered = {}
+            for other, found in self.summaries.items():
+                for registry, key, cls in found.registered:
+                    self._registered.setdefault(registry, []).append((other, key, cls))
+        found = []
+        for local, qualified in summary.bindings:
+            entries = [(key, f"ext:{cls}") for other, key, cls in self._registered.get(qualified, ()) if other != module]
+            if entries:
+                found.append((local, tuple(sorted(set(entries)))))
+        return tuple(sorted(found))
 
     def _second_order_params(self, module: str, summary: ModuleSummary) -> Tuple:
         """The functions of other modules *module* calls whose parameter their gradient

@@ -72,6 +72,8 @@ class ModuleSummary:
     #: ("ext:" key, module of the gradient call, where): what this module passes to such a
     #: parameter of another module, when it is defined in a third one
     second_order_forwarded: Tuple[Tuple[Key, str, str], ...] = ()
+    #: (registry's qualified name, key, class's qualified name): classes it registers
+    registered: Tuple[Tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,9 @@ class ProjectFacts:
     #: Functions of other modules this module calls whose parameter is differentiated twice there:
     #: (qualified callee, position, parameter, module and "call@line" of the gradient, its text)
     second_order_params: Tuple[Tuple[str, Optional[int], str, str, str, str], ...] = ()
+    #: Registries this module names, with the classes other modules register there:
+    #: (local name, ((key, "ext:" qualified class), ...))
+    registries: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
     _maps: Dict[str, Dict] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def _map(self, name: str) -> Dict:
