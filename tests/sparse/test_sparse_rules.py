@@ -28,6 +28,7 @@ def test_api_names_resolve_in_the_real_packages():
     names = [a for c in rules.constructors for a in c.apis] + [a for o in rules.operations for a in o.apis]
     names += [c.mindspore for o in rules.operations for _, c in o.counterparts if c.mindspore] + [a for a, _ in rules.deprecated]
     names += [value for value, _ in rules.layouts]
+    names += [a for _, apis, values, _ in rules.unsupported_layouts for a in (*apis, *values)]
     code = (
         "import importlib, json, sys\n"
         "missing = []\n"

@@ -24,7 +24,7 @@ from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
-from .second_order_paths import SecondOrderPathsBuilder, anchor_of, second_order_paths, summary_roots
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of, registrations, second_order_paths, second_order_summary
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
@@ -198,8 +198,9 @@ class Analyzer:
                 context, summary = self._graph.extend(context, valid, self._graph.is_pipeline_file(path), project)
                 # Where the module differentiates twice (what it differentiates goes into the
                 # summary: the project index follows it into other modules).
-                context = self._second_order.extend(context, valid, project.second_order)
-                summary = replace(summary, second_order=summary_roots(second_order_paths(context), valid))
+                context = self._second_order.extend(context, valid, project.second_order, project.second_order_params, project.registries)
+                summary = replace(summary, **second_order_summary(second_order_paths(context), valid),
+                                  registered=registrations(valid, context, self._second_order.rules, project.module))
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         return context, summary

@@ -70,6 +70,9 @@ class GradientCall:
     wrapper: Optional[str] = None  # learner.adapt(loss): the meta-learning wrapper class
     receiver: Optional[str] = None  # ... and the name of the learner, which runs the wrapped model
     inside_inline: bool = False  # taken inside a lambda or nested def that a transform differentiates
+    #: parameters of its function whose values its path runs or differentiates: what callers in
+    #: other modules pass there is followed through the project index
+    params: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,12 +86,21 @@ class Site:
     #: a gradient call of another module of the project whose path reaches this module's
     #: functions (project index): its text names the file and line, it has no span here
     remote: bool = False
+    #: (function, registry, how many classes it holds): functions on the path only if a registry
+    #: (or a dict of classes) builds the class they belong to, one of several it can build
+    candidates: Tuple[Tuple[str, str, int], ...] = ()
+
+    def candidate(self, function: Optional[str]) -> Optional[Tuple[str, str, int]]:
+        return next((c for c in self.candidates if c[0] == function), None)
 
 
 @dataclass(frozen=True)
 class SecondOrderPaths:
     sites: Tuple[Site, ...] = ()
     on_path: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()  # function -> ids of the sites reaching it
+    #: ("ext:" class or function of another module, module of the gradient call, "text@line"):
+    #: what this module passes to a function of another module that differentiates it twice
+    forwarded: Tuple[Tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_on_path", dict(self.on_path))
@@ -211,6 +223,71 @@ def backward_slice(function: Optional[ast.AST], outputs: ast.AST, inputs: Option
     return found
 
 
+@dataclass(frozen=True)
+class ClassTables:
+    """Module-level names standing for classes of the module: aliases (`Net = Critic`), dicts of
+    classes (`NETS = {"critic": Critic}`, `NETS["g"] = Gen`) and registries (`@MODELS.register_module()`
+    on a class, `MODELS.register(Critic)`): name -> ((key, class), ...), the key "" for an alias,
+    the dict key or the registered name otherwise. Part of the per-chunk cache key."""
+
+    tables: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_map", dict(self.tables))
+
+    def get(self, name: str) -> Tuple[Tuple[str, str], ...]:
+        return self._map.get(name, ())
+
+
+def class_tables(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules,
+                 registries: Sequence[Tuple[str, Tuple[Tuple[str, str], ...]]] = ()) -> ClassTables:
+    """*registries*: the classes other modules of the project register in a registry this module
+    names (ProjectFacts.registries): local name -> ((key, "ext:" class), ...)."""
+    found: Dict[str, List[Tuple[str, str]]] = {name: list(entries) for name, entries in registries}
+
+    def local_class(node: ast.AST) -> Optional[str]:
+        return node.id if isinstance(node, ast.Name) and context.is_local_class(node.id) else None
+
+    def registered(call: ast.AST, cls: str) -> Optional[Tuple[str, str]]:
+        """(registry, name) when *call* (a decorator or statement) registers *cls*."""
+        func = call.func if isinstance(call, ast.Call) else call
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in rules.register_methods):
+            return None
+        name = cls
+        if isinstance(call, ast.Call):
+            given = _argument(call, 0, "name")
+            if isinstance(given, ast.Constant) and isinstance(given.value, str):
+                name = given.value
+        return func.value.id, name
+
+    for chunk in chunks:
+        for stmt in chunk.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                for decorator in stmt.decorator_list:
+                    entry = registered(decorator, stmt.name)
+                    if entry is not None:
+                        found.setdefault(entry[0], []).append((entry[1], stmt.name))
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+                if isinstance(target, ast.Name) and local_class(value):
+                    found.setdefault(target.id, []).append(("", value.id))  # Net = Critic
+                elif isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+                    pairs = [(k.value, v.id) for k, v in zip(value.keys, value.values)
+                             if isinstance(k, ast.Constant) and isinstance(k.value, str) and local_class(v)]
+                    if pairs:
+                        found.setdefault(target.id, []).extend(pairs)
+                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and local_class(value) \
+                        and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                    found.setdefault(target.value.id, []).append((target.slice.value, value.id))  # NETS["g"] = Gen
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                call = stmt.value
+                cls = local_class(call.args[0]) if call.args else None
+                entry = registered(ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords), cls) if cls else None
+                if entry is not None:
+                    found.setdefault(entry[0], []).append((entry[1], cls))  # MODELS.register(Critic)
+    return ClassTables(tuple(sorted((k, tuple(dict.fromkeys(v))) for k, v in found.items())))
+
+
 def inline_function_body(node: ast.AST) -> List[ast.AST]:
     """The expressions a lambda or nested def runs when called."""
     if isinstance(node, ast.Lambda):
@@ -225,16 +302,25 @@ class GradientCallFinder(ScopeVisitor):
     """Finds the gradient calls of one chunk and, for each, the nodes on its path inside the
     chunk. Shared by the facts builder (what the path reaches) and the check (what to report)."""
 
-    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str]):
+    def __init__(self, context: ModuleContext, knowledge: KnowledgeBase, rules: SecondOrderRules, lines: Sequence[str],
+                 tables: Optional["ClassTables"] = None, external: Sequence[Tuple[str, Optional[int], str]] = ()):
         super().__init__(context, knowledge)
+        #: (qualified function of another module, position, parameter) whose argument lies on a
+        #: second-order path there (ProjectFacts.second_order_params); what is passed is followed
+        self.external = {}
+        for callee, position, name in external:
+            self.external.setdefault(callee, []).append((position, name))
+        #: (callee, position, parameter, what the argument runs) for those calls
+        self.forwarded: List[Tuple[str, Optional[int], str, Tuple[str, ...]]] = []
         self.rules = rules
+        self.tables = tables if tables is not None else ClassTables()
         self.lines = lines
         self.decorators = knowledge.triggers.graph.decorators
         self.calls: List[GradientCall] = []
         #: per gradient call (same order): the nodes of its path in this chunk
         self.paths: List[List[ast.AST]] = []
         self._function: Optional[Tuple[str, ast.AST]] = None  # (qualname, node) of the top-level function
-        self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs and lambdas bound to names, per scope
+        self._local_defs: List[Dict[str, ast.AST]] = []  # nested defs, lambdas and partial(...) bound to names, per scope
         self._jit_depth = 0
         self._consumed: Set[int] = set()  # transform calls nested in another one
         self._differentiated_inline: Set[int] = set()  # calls inside a lambda / nested def a transform differentiates
@@ -263,6 +349,10 @@ class GradientCallFinder(ScopeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self._local_defs and isinstance(node.value, ast.Call) and self._api(node.value.func) in self.rules.transparent:
+            for target in node.targets:  # f = functools.partial(loss, model): f runs loss with model
+                if isinstance(target, ast.Name):
+                    self._local_defs[-1][target.id] = node.value
         if isinstance(node.value, ast.Lambda) and self._local_defs:
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -294,6 +384,8 @@ class GradientCallFinder(ScopeVisitor):
                 and self.class_stack and self.self_attribute(func.attr) is None:
             callee = f"self:{self.class_stack[0].name}.{func.attr}"
         if callee is None:
+            if self.external:
+                self._note_external(node)
             return
         passed = [(i, a) for i, a in enumerate(node.args) if not isinstance(a, ast.Starred)] + [(k.arg, k.value) for k in node.keywords if k.arg]
         for where, argument in passed:
@@ -305,6 +397,28 @@ class GradientCallFinder(ScopeVisitor):
             self._passed_value(argument, targets)
             for target in targets:
                 self.arguments.append((callee, where, target))
+
+    def _note_external(self, node: ast.Call) -> None:
+        """r1_penalty(real_pred, real) calling a function of another module that differentiates
+        its parameter twice: what the argument runs (a network, or the calls it was computed by
+        in this function: real_pred = self.net_d(real))."""
+        wanted = self.external.get(self.qualified(node.func) or "")
+        for position, name in wanted or ():
+            argument = _argument(node, position, name)
+            if argument is None:
+                continue
+            targets: List[str] = []
+            self._passed_value(argument, targets)
+            if not targets and self._function:
+                for part in backward_slice(self._function[1], argument, None, node):
+                    for sub in walk(part):
+                        if isinstance(sub, ast.Call):
+                            self._reference(sub.func, targets, [], called=True)
+            if targets:
+                self.forwarded.append((self.qualified(node.func), position, name, tuple(dict.fromkeys(targets))))
+
+    def _local_function(self, func: ast.AST) -> bool:
+        return isinstance(func, ast.Name) and func.id in self.context.functions and not self.scope.lookup(func.id)[0]
 
     def _api(self, node: ast.AST) -> Optional[str]:
         qualified = self.qualified(node)
@@ -393,6 +507,8 @@ class GradientCallFinder(ScopeVisitor):
             self._reference(value, targets, [], called=False)
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and self.context.is_local_class(value.func.id):
             targets.append(f"call:{value.func.id}")
+        elif isinstance(value, ast.Call) and self._built_from_table(value):
+            targets.extend(self._built_from_table(value))
         elif isinstance(value, ast.Call):
             qualified = self.qualified(value.func)
             if qualified and qualified.startswith(LOCAL + "."):
@@ -417,7 +533,7 @@ class GradientCallFinder(ScopeVisitor):
             return None
         return layer_key(owner, name, self.knowledge.triggers.canonical(held.cls))
 
-    def _factory(self, func: ast.AST) -> Optional[str]:
+    def _factory(self, func: ast.AST) -> List[str]:
         """"returns:f" when *func* (a name of this function or an attribute of self) holds what a
         function of this module returned (self.net_d = build_critic(cfg)): the classes f returns
         are what calling it runs."""
@@ -430,9 +546,43 @@ class GradientCallFinder(ScopeVisitor):
                                                        and t.value.id == "self" for t in sub.targets):
                     values.append(sub.value)
         for value in values:
+            built = self._built_from_table(value)  # before a local build_from_cfg(cfg, MODELS) as a factory
+            if built:
+                return built
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
-                return f"returns:{value.func.id}"
-        return None
+                return [f"returns:{value.func.id}"]
+        return []
+
+    def _built_from_table(self, value: ast.AST) -> List[str]:
+        """What a call building from a module-level alias, dict or registry runs: "call:C" when
+        it names one class, "cand:C@REG" for each class it may build otherwise."""
+        if not isinstance(value, ast.Call):
+            return []
+        func, key, table = value.func, None, None
+        if isinstance(func, ast.Name) and self.tables.get(func.id) and all(k == "" for k, _ in self.tables.get(func.id)):
+            table = func.id  # Net()
+        elif isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+            table, key = func.value.id, func.slice  # NETS[name](...)
+        elif isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and isinstance(func.func.value, ast.Name) \
+                and func.func.attr in self.rules.build_methods:
+            table, key = func.func.value.id, (func.args[0] if func.args else None)  # MODELS.get(name)(...)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in self.rules.build_methods:
+            table, key = func.value.id, _config_type(value.args[0] if value.args else None)  # MODELS.build(cfg)
+        elif (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in self.rules.build_functions:
+            table = next((a.id for a in [*value.args, *(k.value for k in value.keywords)]
+                          if isinstance(a, ast.Name) and self.tables.get(a.id)), None)  # build_from_cfg(cfg, MODELS)
+            key = _config_type(value.args[0] if value.args else None)
+        entries = self.tables.get(table) if table else ()
+        if not entries:
+            return []
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            entries = tuple(e for e in entries if e[0] == key.value) or entries
+        classes = list(dict.fromkeys(cls for _, cls in entries))
+        if len(classes) == 1:
+            return [classes[0] if classes[0].startswith("ext:") else f"call:{classes[0]}"]
+        # Several candidates: this module's are reported one severity lower; those of other
+        # modules are not followed (the calling site names what it could not follow).
+        return [f"cand:{cls}@{table}" for cls in classes if not cls.startswith("ext:")]
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
@@ -462,14 +612,23 @@ class GradientCallFinder(ScopeVisitor):
         function = node.args[0] if node.args else _keyword(node, "func") or _keyword(node, "fn")
         if isinstance(node.func, ast.Call) or (isinstance(node.func, (ast.Name, ast.Attribute)) and api in self.rules.transform_classes):
             function = node.args[0] if node.args else None  # GradOperation()(net): the call's argument
+        bound: List[str] = []  # what partial(f, model, ...) binds: f runs it
         # Unwrap vmap(...) / partial(...) and nested transforms: grad(grad(f)) differentiates f twice.
-        while isinstance(function, ast.Call):
+        while isinstance(function, (ast.Call, ast.Name)):
+            if isinstance(function, ast.Name):
+                held = next((scope[function.id] for scope in reversed(self._local_defs) if function.id in scope), None)
+                if not isinstance(held, ast.Call):
+                    break
+                function = held  # f = functools.partial(loss, model); grad(f)
+                continue
             inner = self._transform(function)
             if inner is not None:
                 self._consumed.add(id(function))
                 second = True
                 function = function.args[0] if function.args else None
             elif self._api(function.func) in self.rules.transparent and function.args:
+                for argument in [*function.args[1:], *(k.value for k in function.keywords)]:
+                    self._passed_value(argument, bound)
                 function = function.args[0]
             else:
                 break
@@ -479,7 +638,7 @@ class GradientCallFinder(ScopeVisitor):
         inside = id(node) in self._differentiated_inline
         if path and function is not None and not (isinstance(function, ast.Name) and function.id in self.context.functions):
             self._differentiated_inline.update(id(n) for part in path for n in walk(part) if isinstance(n, ast.Call))
-        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside)
+        self._record(node, api, second or inside, False, None, path, function, inside_inline=inside, bound=bound)
 
     def _function_path(self, function: ast.AST) -> List[ast.AST]:
         """The nodes run when *function* (a lambda, a nested def or a name of one) is called."""
@@ -493,8 +652,8 @@ class GradientCallFinder(ScopeVisitor):
 
     def _record(self, node: ast.Call, api: str, second: bool, create_graph: bool, condition: Optional[str],
                 path: List[ast.AST], function: Optional[ast.AST] = None, elsewhere: Sequence[str] = (), wrapper: Optional[str] = None,
-                receiver: Optional[str] = None, inside_inline: bool = False) -> None:
-        targets: List[str] = []
+                receiver: Optional[str] = None, inside_inline: bool = False, bound: Sequence[str] = ()) -> None:
+        targets: List[str] = list(bound)
         unresolved: List[str] = list(elsewhere)
         inline_apis: List[str] = []
         if function is not None and not self._function_path(function):
@@ -503,13 +662,16 @@ class GradientCallFinder(ScopeVisitor):
             for sub in walk(part):
                 if isinstance(sub, ast.Call):
                     self._reference(sub.func, targets, unresolved, called=True, inline_apis=inline_apis)
+                    if self._local_function(sub.func):
+                        for argument in [*sub.args, *(k.value for k in sub.keywords)]:
+                            self._passed_value(argument, targets)  # loss(model, x) on the path runs model
         framework = self.facts.framework_of(api) or "torch"
         self.calls.append(GradientCall(
             api=api, framework=framework, function=self._function[0] if self._function else None,
             targets=tuple(dict.fromkeys(targets)), unresolved=tuple(dict.fromkeys(unresolved)), second=second,
             create_graph=create_graph, condition=condition, compiled=self._jit_depth > 0, span=node_span(node, self.lines),
             text=_short(node), inline_apis=tuple(dict.fromkeys(inline_apis)), wrapper=wrapper, receiver=receiver,
-            inside_inline=inside_inline,
+            inside_inline=inside_inline, params=tuple(n for n in dict.fromkeys(unresolved) if n in _parameters(self._function)),
         ))
         self.paths.append(path)
 
@@ -523,8 +685,8 @@ class GradientCallFinder(ScopeVisitor):
                 factory = self._factory(func)
                 if func.attr in _class_methods(self.class_stack[0]):
                     targets.append(f"self:{self.class_stack[0].name}.{func.attr}")
-                elif factory is not None:
-                    targets.append(factory)
+                elif factory:
+                    targets.extend(factory)
                 else:
                     unresolved.append(source_text(func))
                 return
@@ -549,8 +711,8 @@ class GradientCallFinder(ScopeVisitor):
                 return
             if bound and value is None and not any(func.id in scope for scope in self._local_defs):
                 factory = self._factory(func)
-                if factory is not None:
-                    targets.append(factory)
+                if factory:
+                    targets.extend(factory)
                 else:
                     unresolved.append(func.id)
                 return
@@ -561,6 +723,15 @@ class GradientCallFinder(ScopeVisitor):
             inline_apis.append(self.knowledge.triggers.canonical(qualified))
         if qualified and qualified.startswith(LOCAL + "."):
             targets.append(f"call:{qualified[len(LOCAL) + 1:]}")
+
+
+def _config_type(config: Optional[ast.AST]) -> Optional[ast.AST]:
+    """The class name a literal configuration names: dict(type="Critic", ...) or {"type": "Critic"}."""
+    if isinstance(config, ast.Call) and isinstance(config.func, ast.Name) and config.func.id == "dict":
+        return _keyword(config, "type")
+    if isinstance(config, ast.Dict):
+        return next((v for k, v in zip(config.keys, config.values) if isinstance(k, ast.Constant) and k.value == "type"), None)
+    return None
 
 
 def _parameters(function: Optional[Tuple[str, ast.AST]]) -> Set[str]:
@@ -599,6 +770,7 @@ class _ChunkGradients:
     anchor: int = 0
     arguments: Tuple[Tuple[str, object, str], ...] = ()
     wrappers: Tuple[Tuple[str, Optional[str], Tuple[str, ...]], ...] = ()
+    forwarded: Tuple[Tuple[str, Optional[int], str, Tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -738,44 +910,57 @@ class SecondOrderPathsBuilder:
             self._words.put(text, found)
         return found
 
-    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = ()) -> ModuleContext:
+    def extend(self, context: ModuleContext, chunks: Sequence[ParsedChunk], remote: Sequence[Tuple[str, Tuple[str, ...]]] = (),
+               params: Sequence[Tuple[str, Optional[int], str, str, str, str]] = (),
+               registries: Sequence[Tuple[str, Tuple[Tuple[str, str], ...]]] = ()) -> ModuleContext:
         """*remote*: this module's functions on the second-order paths of other modules, with
-        those gradient calls (ProjectFacts.second_order)."""
+        those gradient calls (ProjectFacts.second_order); *params*: functions of other modules this
+        one calls whose parameter is on such a path (ProjectFacts.second_order_params)."""
         if self.rules.pattern is None:
             return context
         candidates = [chunk for chunk in chunks if self._has_words(chunk.chunk.text)]
-        if not candidates and not remote:
+        callees = {p[0].rpartition(".")[2] for p in params}
+        passing = [chunk for chunk in chunks if any(c in chunk.chunk.text for c in callees)] if callees else []
+        if not candidates and not remote and not passing:
             return context
-        base_key = context.key
-        found = [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in candidates]
+        tables = class_tables(chunks, context, self.rules, registries) if candidates or passing else ClassTables()
+        external = tuple(sorted({p[:3] for p in params}, key=repr))
+        base_key = (context.key, tables, external)
+        found = [(chunk, self._chunk_gradients(chunk, context, base_key, tables, external)) for chunk in candidates]
         # Only a gradient that is second order by itself, or a transform (which a gradient may
         # be taken inside of), can make a site; first-order autograd.grad calls alone cannot.
         if not any(c.second or not c.create_graph for _, g in found for c in g.calls):
-            if not remote:
+            if not remote and not passing:
                 return context
             found = []
         else:
             # A module that differentiates: the other chunks too, for the models and functions they
             # hand to the helpers that do (train() building the critic that gradient_penalty gets).
             others = [chunk for chunk in chunks if chunk not in candidates]
-            found += [(chunk, self._chunk_gradients(chunk, context, base_key)) for chunk in others]
+            found += [(chunk, self._chunk_gradients(chunk, context, base_key, tables, external)) for chunk in others]
             found = [(chunk, g) for chunk, g in found if g.calls or g.wrappers or g.arguments]
         graph = module_graph(context)
+        forwarded = [f for chunk in passing for f in self._chunk_gradients(chunk, context, base_key, tables, external).forwarded]
+        remote, roots = _through_callers(forwarded, params, remote, graph)
         paths = self._paths(found, graph, chunks, context, base_key, remote)
-        if not paths.sites:
+        if roots:
+            paths = replace(paths, forwarded=roots)
+        if not paths.sites and not paths.forwarded:
             return context
         return replace(context, facts=tuple(context.facts) + ((SECOND_ORDER_FACT, paths),))
 
-    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key) -> _ChunkGradients:
+    def _chunk_gradients(self, chunk: ParsedChunk, context: ModuleContext, base_key, tables: ClassTables,
+                         external: Sequence[Tuple[str, Optional[int], str]] = ()) -> _ChunkGradients:
         key = (chunk.chunk.text, base_key)
         cached = self._gradients.get(key)
         if cached is None:
-            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"))
+            finder = GradientCallFinder(context, self.knowledge, self.rules, chunk.chunk.text.split("\n"), tables, external)
             try:
                 finder.visit(chunk.tree)
             except RecursionError:
                 pass
-            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers))
+            cached = _ChunkGradients(tuple(finder.calls), anchor_of(chunk.chunk.text), tuple(finder.arguments), tuple(finder.wrappers),
+                                     tuple(finder.forwarded))
             self._gradients.put(key, cached)
         return cached
 
@@ -805,8 +990,17 @@ class SecondOrderPathsBuilder:
                 continue
             if nested and call.framework == "mindspore" and all(o.compiled for o in outer):
                 call = replace(call, compiled=True)  # the outer gradient is compiled: the inner one with it
-            functions = _reach(_resolve(call.targets, graph), graph)
-            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), ()))
+            exact = [t for t in call.targets if not t.startswith("cand:")]
+            functions = _reach(_resolve(exact, graph), graph)
+            candidates: List[Tuple[str, str, int]] = []
+            for target in call.targets:
+                if target.startswith("cand:"):
+                    registry = target.rpartition("@")[2]
+                    size = sum(1 for t in call.targets if t.startswith("cand:") and t.endswith("@" + registry))
+                    candidates.extend((f, registry, size) for f in _reach(_resolve([target], graph), graph) if f not in functions)
+            functions += [f for f in dict.fromkeys(c[0] for c in candidates)]
+            sites.append(Site(len(sites), call, anchor, nested or call.inside_inline, tuple(functions), (),
+                              candidates=tuple(dict.fromkeys(candidates))))
         reached_from: Dict[str, List[str]] = {}
         for function, texts in remote:
             for text in texts:
@@ -852,13 +1046,29 @@ class SecondOrderPathsBuilder:
         return found
 
 
-def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Tuple[Tuple[str, str], ...]:
-    """What this module's gradients differentiate twice, for the project index to follow into
-    other modules: (function of this module or "ext:" class, "the call in `f`@line")."""
-    if paths is None:
+def registrations(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules, module: Optional[str]) -> Tuple:
+    """The classes this module registers in a registry, for the project index: (the registry's
+    qualified name, the key, the class's qualified name)."""
+    if module is None or not any(m in chunk.chunk.text for chunk in chunks for m in rules.register_methods):
         return ()
+    found = []
+    for name, entries in class_tables(chunks, context, rules).tables:
+        registry = context.binding(name) or f"{module}.{name}"
+        found.extend((registry, key, f"{module}.{cls}") for key, cls in entries if key)
+    return tuple(found)
+
+
+def second_order_summary(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Dict[str, Tuple]:
+    """What the module's summary says of its second-order paths, for the project index to follow
+    into other modules: ``second_order``, what its gradients differentiate twice (function of this
+    module or "ext:" class, "the call in `f`@line"); ``second_order_params``, parameters of its
+    functions whose arguments they differentiate (function, parameter, "the call@line");
+    ``second_order_forwarded``, what it passes to such a function of another module."""
+    if paths is None:
+        return dict(second_order=(), second_order_params=(), second_order_forwarded=())
     starts = {anchor_of(chunk.chunk.text): chunk.chunk.start for chunk in chunks}
     roots: List[Tuple[str, str]] = []
+    params: List[Tuple[str, str, str]] = []
     for site in paths.sites:
         if site.remote or site.anchor not in starts:
             continue
@@ -866,7 +1076,29 @@ def summary_roots(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChun
         where = f"{where}@{starts[site.anchor] + site.call.span.start_line + 1}"
         keys = [*site.functions, *(t for t in site.call.targets if t.startswith("ext:"))]
         roots.extend((key, where) for key in keys)
-    return tuple(dict.fromkeys(roots))
+        if site.call.function and "." not in site.call.function:
+            params.extend((site.call.function, name, where) for name in site.call.params if name in site.call.unresolved)
+    return dict(second_order=tuple(dict.fromkeys(roots)), second_order_params=tuple(dict.fromkeys(params)),
+                second_order_forwarded=paths.forwarded)
+
+
+def _through_callers(forwarded, params, remote, graph: ModuleGraph):
+    """What this module passes to functions of other modules that differentiate it twice: its own
+    functions and classes become remote sites' paths here (named by the other module's gradient
+    call), classes of further modules are handed to the project index ("ext:" roots)."""
+    texts: Dict[Tuple[str, Optional[int], str], List[Tuple[str, str, str]]] = {}
+    for callee, position, name, module, where, text in params:
+        texts.setdefault((callee, position, name), []).append((module, where, text))
+    remote = list(remote)
+    roots: List[Tuple[str, str, str]] = []
+    for callee, position, name, targets in forwarded:
+        for module, where, text in texts.get((callee, position, name), ()):
+            for target in targets:
+                if target.startswith("ext:"):
+                    roots.append((target, module, where))
+                else:
+                    remote.extend((function, (text,)) for function in _resolve([target], graph))
+    return remote, tuple(dict.fromkeys(roots))
 
 
 def _passed_to_parameters(arguments, graph: ModuleGraph) -> Dict[Tuple[str, str], List[str]]:
@@ -989,8 +1221,8 @@ def _resolve(targets: Iterable[str], graph: ModuleGraph) -> List[str]:
         if target.startswith("self:"):
             cls, _, method = target[5:].partition(".")
             name = graph.resolve_method(cls, method)
-        elif target.startswith("call:"):
-            cls = target[5:]
+        elif target.startswith(("call:", "cand:")):
+            cls = target[5:].partition("@")[0]
             name = next((n for n in (graph.resolve_method(cls, m) for m in CALL_METHODS) if n), None)
         else:
             name = target if graph.function(target) is not None else None

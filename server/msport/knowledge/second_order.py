@@ -29,14 +29,16 @@ BPROP = ("missing", "present", "unknown")
 MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version", "related",
             "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
             "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
-            "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none")
+            "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none",
+            "candidate")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
 _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
     "grad_primitive", "unprobed", *MODES, *(f"{m}_detail" for m in MODES),
 )
 _DETECT_FIELDS = ("pattern", "create_graph", "transforms", "second_order_transforms", "create_graph_transforms",
-                  "transform_classes", "derivatives", "transparent", "containers", "wrappers", "jit")
+                  "transform_classes", "derivatives", "transparent", "containers", "wrappers", "jit",
+                  "registries")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,11 @@ class SecondOrderRules:
     transparent: FrozenSet[str] = frozenset()
     containers: FrozenSet[str] = frozenset()
     wrappers: Tuple[Wrapper, ...] = ()
+    #: Method names that register a class in a registry, that build from one, and functions
+    #: taking a registry as an argument to build from it (build_from_cfg(cfg, MODELS)).
+    register_methods: FrozenSet[str] = frozenset()
+    build_methods: FrozenSet[str] = frozenset()
+    build_functions: FrozenSet[str] = frozenset()
     jit: str = ""  # what compiles a function as a static graph
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
@@ -203,6 +210,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         transparent=frozenset(detect.strings("transparent")),
         containers=frozenset(detect.strings("containers")),
         wrappers=_wrappers(detect),
+        **_registries(detect),
         jit=detect.text("jit", required=True) or "",
         messages=messages,
         workarounds=workarounds,
@@ -243,6 +251,18 @@ def _derivatives(detect: _Entry) -> Tuple[Tuple[str, int], ...]:
             continue
         found.append((item["api"], item["order"]))
     return tuple(found)
+
+
+def _registries(detect: _Entry) -> Dict[str, FrozenSet[str]]:
+    table = detect.table.get("registries", {})
+    found: Dict[str, FrozenSet[str]] = {}
+    for key, field_name in (("register", "register_methods"), ("build", "build_methods"), ("build_functions", "build_functions")):
+        names = table.get(key, []) if isinstance(table, dict) else None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            detect.problem(f"registries.{key}", f"expected a list of names, got {names!r}")
+            names = []
+        found[field_name] = frozenset(names)
+    return found
 
 
 def _wrappers(detect: _Entry) -> Tuple[Wrapper, ...]:

@@ -24,7 +24,7 @@ LAYOUTS = ("coo", "csr")
 MODES = ("pynative", "jit")
 MESSAGES = ("missing", "fails", "differs", "rank", "int32", "deprecated", "memory_known", "memory_unknown", "failure_measured",
             "failure_documented", "int32_fix", "int32_fix_unsafe", "described_test", "described_made", "related", "mode_separator",
-            "mode_pynative", "mode_jit", "unknown_error")
+            "mode_pynative", "mode_jit", "unknown_error", "layout")
 _CONSTRUCTOR_FIELDS = ("apis", "layout", "size", "size_keyword", "indices")
 _OPERATION_FIELDS = ("id", "apis", "operators", "sparse", "list", *with_translations(("fallback",)), *LAYOUTS)
 _COUNTERPART_FIELDS = ("mindspore", "case", "none", "instead", *with_translations(("difference",)))
@@ -89,6 +89,9 @@ class SparseRules:
     layouts: Tuple[Tuple[str, str], ...] = ()  # (qualified layout value, layout)
     operations: Tuple[Operation, ...] = ()
     deprecated: Tuple[Tuple[str, str], ...] = ()  # (api, what to use instead)
+    #: Layouts MindSpore has no class for: (layout name, the torch APIs making one, the layout
+    #: values naming it, what to build instead)
+    unsupported_layouts: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...], str], ...] = ()
     facts: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...] = ()  # (id, cases that fail, cases that run)
     results: Tuple[CaseResult, ...] = ()
     platforms: Tuple[Tuple[str, Version, Tuple[str, ...]], ...] = ()  # (api, version, from its docstring)
@@ -112,6 +115,14 @@ class SparseRules:
         index["platforms"] = {api: sorted(found) for api, found in platforms.items()}
         index["methods"] = {api.rpartition(".")[2]: c for c in self.constructors for api in c.apis if ".Tensor." in api}
         index["counterparts"] = {c.mindspore: o for o in self.operations for _, c in o.counterparts if c.mindspore}
+
+    def unsupported_layout(self, qualified: str) -> Optional[Tuple[str, str]]:
+        """(layout name, what to build instead) when *qualified* makes a tensor of, or names, a
+        layout MindSpore has no class for."""
+        for layout, apis, values, instead in self.unsupported_layouts:
+            if qualified in apis or qualified in values:
+                return layout, instead
+        return None
 
     def message(self, key: str, language: str = DEFAULT_LANGUAGE) -> str:
         return in_language(dict(self.messages)[key], language)
@@ -202,6 +213,7 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
         layouts=tuple(layouts),
         operations=tuple(operations),
         deprecated=tuple(_deprecated(data.get("deprecated", []), problems)),
+        unsupported_layouts=tuple(_unsupported_layouts(data.get("unsupported_layout", []), problems)),
         facts=tuple((f.get("id", ""), tuple(f.get("fails", [])), tuple(f.get("runs", []))) for f in data.get("fact", [])),
         results=tuple(_results(data.get("measured", []), problems)),
         platforms=tuple(_platforms(data.get("measured", []), problems)),
@@ -266,6 +278,15 @@ def _deprecated(tables: Any, problems: List[RuleProblem]):
         instead = read_text(entry.table, "instead", FILE_NAME, entry.entry, problems, required=True)
         for api in entry.strings("apis"):
             yield api, instead
+
+
+def _unsupported_layouts(tables: Any, problems: List[RuleProblem]):
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "unsupported_layout", "layout", problems):
+        entry.unknown_fields(("layout", "apis", "values", *with_translations(("instead",))))
+        layout = entry.text("layout", required=True)
+        instead = read_text(entry.table, "instead", FILE_NAME, entry.entry, problems, required=True)
+        if layout and instead:
+            yield layout, tuple(entry.strings("apis")), tuple(entry.strings("values")), instead
 
 
 def _version(entry: _Entry) -> Optional[Version]:

@@ -44,3 +44,13 @@ def batched(edge_index, weights):
 def dense_only(x, w):
     y = x @ w  # ok
     return y.t().sum(1)  # ok
+
+
+def column_compressed(ccol, rows, values, n):
+    # CSC and block layouts have no MindSpore class; reading a CSR's compressed rows is a rename
+    adj = torch.sparse_csc_tensor(ccol, rows, values, (n, n))  # MS601
+    blocks = torch.eye(8).to_sparse_bsr((2, 2))  # MS601
+    dense = torch.zeros(4, 4).to_sparse(layout=torch.sparse_csc)  # MS601
+    csr = torch.eye(4).to_sparse_csr()  # ok
+    degree = csr.crow_indices()[1:] - csr.crow_indices()[:-1]  # ok
+    return adj, blocks, dense, degree

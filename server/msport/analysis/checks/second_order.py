@@ -195,8 +195,15 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         self._reported.add(id(node))
         site = self.paths.site(sites[0])
         message = self._message(code, node, api, target, support, modes, site)
+        severity = self._severity(code, support, site)
+        # Reached only through a class a registry may build, one of several: a candidate.
+        candidates = [self.paths.site(s).candidate(self._function) for s in sites if id(node) not in self.inline]
+        if candidates and all(candidates):
+            function, registry, count = candidates[0]
+            message += self._text("candidate", registry=registry, cls=function.partition(".")[0], count=count)
+            severity = severity.lowered()
         self.findings.append(Finding(
-            code=code, category=Category.SECOND_ORDER, severity=self._severity(code, support, site), span=span, message=message,
+            code=code, category=Category.SECOND_ORDER, severity=severity, span=span, message=message,
             torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
             related=tuple(self._related(self.paths.site(s)) for s in sites[:3] if not self.paths.site(s).remote),
         ))
@@ -286,7 +293,7 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         checked = 0
         silent: List[str] = []
         compiled = site.call.compiled
-        for api, _ in site.apis:
+        for api in dict.fromkeys(api for api, _ in site.apis):  # each API once, as {total} counts them
             judged = self.judge(api)
             if judged is None:
                 continue

@@ -237,7 +237,9 @@ class SparseCheck(Check):
         if qualified and self.facts.framework_of(qualified) == "mindspore" and self.rules.deprecation(qualified) is not None:
             self._deprecated(node, qualified)
         constructor = self.rules.constructor(qualified) if qualified else None
-        if constructor is not None or (isinstance(node.func, ast.Attribute) and self.rules.constructor_method(node.func.attr)):
+        if self._unsupported_layout(node, qualified):
+            pass
+        elif constructor is not None or (isinstance(node.func, ast.Attribute) and self.rules.constructor_method(node.func.attr)):
             self._constructed(node)
         operation, operand = self._operation_of(node, qualified)
         if operation is not None:
@@ -361,6 +363,27 @@ class SparseCheck(Check):
             text = self._text("rank", op=f"`{source_text(node.func)}`", dims=len(value.shape),
                               shape=" x ".join(map(str, value.shape)), memory=self._memory(value))
             self._add("MS603", self._callee_span(node), text, None)
+
+    def _unsupported_layout(self, node: ast.Call, qualified: Optional[str]) -> bool:
+        """torch.sparse_csc_tensor(...), x.to_sparse_bsr(...), or layout=torch.sparse_csc: a layout
+        MindSpore has no class for (MS601 where it is made)."""
+        if qualified is None and isinstance(node.func, ast.Attribute):
+            qualified = f"{self.rules.tensor_class}.{node.func.attr}"  # x.to_sparse_csc(), x untyped
+        if not qualified or self.facts.framework_of(qualified) != "torch":
+            return False
+        found = self.rules.unsupported_layout(self.knowledge.triggers.canonical(qualified))
+        if found is None:
+            layout = next((k.value for k in node.keywords if k.arg == "layout"), None)
+            named = self._canonical(layout) if layout is not None else None
+            found = self.rules.unsupported_layout(named) if named else None
+        if found is None:
+            return False
+        language = self.settings.language
+        result = self.rules.result(f"ms.{found[0]}Tensor", self.settings.version)  # the fact "no-other-layouts"
+        text = self._text("layout", op=f"`{source_text(node.func)}`", layout=found[0], measured=_v(result.version if result else self.settings.version),
+                          instead=in_language(found[1], language))
+        self._add("MS601", self._callee_span(node), text, None)
+        return True
 
     def leave_function(self, node: ast.AST) -> None:
         """int32 COO indices reported once the function shows which operations use them."""

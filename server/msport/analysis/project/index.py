@@ -134,7 +134,7 @@ class ProjectIndex:
 def summary_inputs(facts: ProjectFacts) -> Tuple:
     """The part of a module's facts its own summary depends on (statuses and arguments only
     change its findings): when only the rest changed, the summary need not be recomputed."""
-    return (facts.package, facts.imported_classes, facts.extra_bindings, facts.externals, facts.wanted)
+    return (facts.package, facts.imported_classes, facts.extra_bindings, facts.externals, facts.wanted, facts.second_order_params, facts.registries)
 
 
 class _Linker:
@@ -144,6 +144,7 @@ class _Linker:
         self.modules = modules
         self.root = root
         self._second_order: Optional[Dict[Node, List[Tuple[str, str]]]] = None
+        self._registered: Optional[Dict[str, List[Tuple[str, str, str]]]] = None
         self.summaries = summaries
         self._classes = {m: {c.name: c for c in s.classes} for m, s in summaries.items()}
         self._functions = {m: {f.qualname: f for f in s.functions} for m, s in summaries.items()}
@@ -297,8 +298,9 @@ class _Linker:
             return self._second_order
         found: Dict[Node, List[Tuple[str, str]]] = {}
         for module, summary in self.summaries.items():
-            for key, where in summary.second_order:
-                text = (module, where)
+            roots = [(key, (module, where)) for key, where in summary.second_order]
+            roots += [(key, (site, where)) for key, site, where in summary.second_order_forwarded]
+            for key, text in roots:
                 queue = deque(self._node(module, key, entry=True))
                 seen: Set[Node] = set()
                 while queue:
@@ -306,7 +308,7 @@ class _Linker:
                     if node in seen or node[1].endswith(".__init__"):
                         continue
                     seen.add(node)
-                    if node[0] != module and text not in found.setdefault(node, []):
+                    if node[0] != module and node[0] != text[0] and text not in found.setdefault(node, []):
                         found[node].append(text)
                     export = self._functions.get(node[0], {}).get(node[1])
                     if export is not None:
@@ -404,7 +406,38 @@ class _Linker:
             wanted=tuple(sorted(name for name in own if (module, name) in callers or name.partition(".")[0] in self.subclassed(module))),
             second_order=tuple(sorted((name, tuple(self._site_text(site, module) for site in sites))
                                       for name in own for sites in [self.second_order().get((module, name))] if sites)),
+            second_order_params=self._second_order_params(module, summary),
+            registries=self._registries(module, summary),
         )
+
+    def _registries(self, module: str, summary: ModuleSummary) -> Tuple:
+        """The registries *module* imports, with the classes other modules register there."""
+        if self._registered is None:
+            self._registered = {}
+            for other, found in self.summaries.items():
+                for registry, key, cls in found.registered:
+                    self._registered.setdefault(registry, []).append((other, key, cls))
+        found = []
+        for local, qualified in summary.bindings:
+            entries = [(key, f"ext:{cls}") for other, key, cls in self._registered.get(qualified, ()) if other != module]
+            if entries:
+                found.append((local, tuple(sorted(set(entries)))))
+        return tuple(sorted(found))
+
+    def _second_order_params(self, module: str, summary: ModuleSummary) -> Tuple:
+        """The functions of other modules *module* calls whose parameter their gradient
+        differentiates twice: what it passes there is on that path."""
+        found = []
+        for call in summary.calls:
+            for node in self._node(module, call.callee):
+                if node[0] == module:
+                    continue
+                export = self._functions[node[0]][node[1]]
+                for function, name, where in self.summaries[node[0]].second_order_params:
+                    if function == node[1]:
+                        position = export.params.index(name) if name in export.params else None
+                        found.append((call.callee[4:], position, name, node[0], where, self._site_text((node[0], where), module)))
+        return tuple(sorted(set(found), key=repr))
 
     def subclassed(self, module: str) -> Set[str]:
         """Classes of *module* that a class of another module subclasses: their methods are

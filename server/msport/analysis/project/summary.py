@@ -68,6 +68,13 @@ class ModuleSummary:
     #: (key, where): what a gradient of this module differentiates twice (second_order_paths.py),
     #: with the gradient call as the messages of other modules name it (text and line).
     second_order: Tuple[Tuple[Key, str], ...] = ()
+    #: (function, parameter, where): its gradient differentiates what callers pass there
+    second_order_params: Tuple[Tuple[str, str, str], ...] = ()
+    #: ("ext:" key, module of the gradient call, where): what this module passes to such a
+    #: parameter of another module, when it is defined in a third one
+    second_order_forwarded: Tuple[Tuple[Key, str, str], ...] = ()
+    #: (registry's qualified name, key, class's qualified name): classes it registers
+    registered: Tuple[Tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,12 @@ class ProjectFacts:
     #: This module's functions on a second-order path of another module: the gradient calls
     #: putting them there ("`grad(..., create_graph=True)` in `f` (pkg/losses.py:12)").
     second_order: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    #: Functions of other modules this module calls whose parameter is differentiated twice there:
+    #: (qualified callee, position, parameter, module and "call@line" of the gradient, its text)
+    second_order_params: Tuple[Tuple[str, Optional[int], str, str, str, str], ...] = ()
+    #: Registries this module names, with the classes other modules register there:
+    #: (local name, ((key, "ext:" qualified class), ...))
+    registries: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
     _maps: Dict[str, Dict] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def _map(self, name: str) -> Dict:
