@@ -108,6 +108,10 @@ def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    if argv is None:  # msport as a program (not called by a test or a host process): its own collector settings
+        from .. import gc_tuning
+
+        gc_tuning.starting()
     try:
         return _main(argv)
     except BrokenPipeError:
