@@ -1,7 +1,7 @@
 """Prove that a speed change changed no finding: snapshot `msport check --format json` over the
 dev corpus and compare two snapshots.
 
-    python bench/same_findings.py snapshot NAME [--corpus DIR] [--msport BIN] [--source COPY/server]
+    python bench/same_findings.py snapshot NAME [--corpus DIR] [--msport BIN] [--source COPY/server] [--jobs N]
     python bench/same_findings.py compare OLD NEW
 
 `snapshot` checks each project of the corpus (`/work/corpus/dev/<project>` by default) the way a
@@ -33,7 +33,7 @@ DEFAULT_CORPUS = Path("/work/corpus/dev")
 DEFAULT_MSPORT = HERE.parent / ".venv" / "bin" / "msport"
 
 
-def snapshot(name: str, corpus: Path, msport: Path, source: Optional[Path] = None) -> int:
+def snapshot(name: str, corpus: Path, msport: Path, source: Optional[Path] = None, jobs: Optional[int] = None) -> int:
     out = STORE / name
     out.mkdir(parents=True, exist_ok=True)
     times = {}
@@ -45,7 +45,8 @@ def snapshot(name: str, corpus: Path, msport: Path, source: Optional[Path] = Non
             continue
         start = time.perf_counter()
         run = subprocess.run(
-            [str(msport), "check", "--format", "json", str(project)],
+            # --jobs 1: the in-process path (one analyzer for every phase), which must agree with the pooled one
+            [str(msport), "check", "--format", "json", *(["-j", str(jobs)] if jobs else []), str(project)],
             capture_output=True, text=True, env=env,
         )
         took = time.perf_counter() - start
@@ -143,6 +144,7 @@ def main() -> int:
     snap.add_argument("name")
     snap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     snap.add_argument("--msport", type=Path, default=DEFAULT_MSPORT)
+    snap.add_argument("--jobs", type=int, help="msport check -j N (default: msport's own)")
     snap.add_argument("--source", type=Path, help="a copy of server/ to run instead of the installed msport "
                       "(copy rules/ beside it): the snapshot takes minutes, and the checkout may change meanwhile")
     comp = sub.add_parser("compare")
@@ -150,7 +152,7 @@ def main() -> int:
     comp.add_argument("new")
     args = parser.parse_args()
     if args.command == "snapshot":
-        return snapshot(args.name, args.corpus, args.msport, args.source)
+        return snapshot(args.name, args.corpus, args.msport, args.source, args.jobs)
     return compare(args.old, args.new)
 
 

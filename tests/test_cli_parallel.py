@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,32 @@ def test_workers_that_cannot_start_leave_the_work_to_this_process(capfd):
     stderr = capfd.readouterr().err
     assert "RuntimeError: cannot set up here" in stderr  # the workers' own error
     assert "could not start; checking in this process instead" in stderr
+
+
+def _seen(state, job):
+    """How many times this worker process has had *job* (its state is a dict kept per process).
+    Each takes a little time, as a file does, so that both workers are busy side by side."""
+    time.sleep(0.02)
+    state[job] = state.get(job, 0) + 1
+    return os.getpid(), state[job]
+
+
+def test_a_pool_keeps_its_workers_and_gives_each_file_back_to_the_worker_that_had_it():
+    """msport check's index rounds and check run on one Pool: the workers stay, and a file goes
+    back to the worker whose caches hold it (only an idle worker takes another's files)."""
+    jobs = [f"f{i}" for i in range(40)]
+    with parallel.Pool(dict, 2) as pool:
+        first = list(parallel.run(_seen, dict, jobs, 2, lambda count, index: None, pool, lambda job: job))
+        second = list(parallel.run(_seen, dict, jobs, 2, lambda count, index: None, pool, lambda job: job))
+        workers = [w.process for w in pool.running]
+        assert len(workers) == 2 and all(w.is_alive() for w in workers)
+    assert not any(w.is_alive() for w in workers)  # closed with the pool
+    assert [i for i, _ in first] == [i for i, _ in second] == list(range(40))
+    pids = {pid for _, (pid, _) in first}
+    assert len(pids) == 2 and TEST_PROCESS not in pids
+    assert {pid for _, (pid, _) in second} <= pids  # the same processes, not new ones
+    again = sum(1 for _, (_, times) in second if times == 2)
+    assert again >= 32, f"only {again} of 40 files went back to the worker that had them"
 
 
 # -- the timm corpus: long enough to watch a run while it goes --------------------------------------

@@ -141,3 +141,33 @@ def test_only_pipes_and_sockets_are_read_on_the_event_loop():
     os.close(w)
     with open(os.devnull, "rb", buffering=0) as device:  # a character device, like a terminal
         assert asyncio.run(probe(device)) == (False, True)
+
+
+def test_msport_as_a_program_spaces_out_the_collector_from_its_start():
+    """Importing the server and loading the rules allocate ~10^5 objects that live as long as
+    the process: `msport` run as a program spaces out the collector before any of it, instead
+    of running full collections that free nothing. Called from Python (argv given), it leaves
+    its host's collector alone."""
+    from msport.gc_tuning import THRESHOLDS
+
+    probe = (
+        "import gc, sys\n"
+        "default = gc.get_threshold()\n"
+        "from msport.cli.main import main\n"
+        "try:\n"
+        "    main(['rules', '--no-such-flag'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "hosted = gc.get_threshold()\n"
+        "sys.argv = ['msport', '--version']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(default == hosted, list(gc.get_threshold()))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    unchanged, thresholds = run.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert unchanged == "True"
+    assert json.loads(thresholds) == list(THRESHOLDS)

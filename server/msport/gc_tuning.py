@@ -17,6 +17,16 @@ import gc
 THRESHOLDS = (50_000, 20, 100)
 
 
+def starting() -> None:
+    """Space out the collections from the start of an msport process, before anything is
+    imported: importing the server (lsprotocol's ~1,000 classes) and loading the rules allocate
+    ~10^5 objects that live as long as the process, and the default thresholds ran two full
+    collections over them that freed nothing (server start to first diagnostics: the first
+    analysis of examples/yolox_head.py 95 -> 47 ms CPU; bench/cold_start.py). ``tune`` freezes
+    what is loaded once the rules are in."""
+    gc.set_threshold(*THRESHOLDS)
+
+
 def tune() -> None:
     """Freeze what is loaded and space the collections out (see the module's docstring). Called
     once the rules are loaded; the CLI calls it before its workers fork, so they inherit it."""

@@ -70,3 +70,20 @@ def test_a_model_subclassing_a_base_class_of_another_module_is_a_torch_layer(pro
     (finding,) = forward_findings(".")
     assert finding["line"] == 13 and finding["fixes"][0]["edits"][0]["new_text"] == "construct"
     assert forward_findings("detector/models/yolo.py") == []  # alone, the base class is unknown
+
+
+def test_a_helper_learnt_in_a_later_index_round_reaches_its_callers_in_one_process(tmp_path):
+    """The index's rounds and the check share one analyzer per process (msport.cli.scan):
+    main.g is first summarised before the index knows what other.make returns, then again
+    after. A summary cached from the first round must not stand for the second: use.py's
+    `g(x)` then has nonzero's data-dependent shape, in one process (-j 1) as with workers."""
+    (tmp_path / "other.py").write_text("import torch\n\n\ndef make(n):\n    return torch.nonzero(n)\n")
+    (tmp_path / "main.py").write_text("from other import make\n\n\ndef g(x):\n    return make(x)\n")
+    (tmp_path / "use.py").write_text(
+        "import torch\n\nfrom main import g\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n        y = g(x)\n        return y.sum()\n"
+    )
+    found = findings(msport("check", "-j", "1", "--format", "json", ".", cwd=tmp_path))
+    dynamic = sorted((Path(path).name, line) for path, line, code, _, message in found if code == "MS201" and "depends on the data" in message)
+    assert ("use.py", 8) in dynamic, dynamic
+    assert ("main.py", 5) in dynamic, dynamic

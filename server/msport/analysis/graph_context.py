@@ -560,6 +560,10 @@ class GraphContextBuilder:
         summaries: Dict[str, Prov] = {}
         pending = list(range(len(relevant)))
         external_facts = tuple(sorted(externals.items()))
+        # What other modules' functions return enters each chunk's summaries (calls of them):
+        # part of the chunk cache's key, so that a summary made before the project index knew
+        # them (an earlier round of `msport check`'s index) is not taken for one made after.
+        externals_key = _Interned(self._intern("externals", external_facts))
         # The last analysis's rounds, for the same declarations: a round that starts from the same
         # summaries reuses its graph, and a chunk of the same text its result (what the chunk
         # cache would give, without building each chunk's key again: a keystroke in a huge file).
@@ -576,7 +580,7 @@ class GraphContextBuilder:
                 text = relevant[index][0].chunk.text
                 old = before[2].get(index) if before is not None else None
                 if old is None or old[0] != text:
-                    old = (text, self._chunk_summary(relevant[index][0], callees[index], round_context, base_key, graph))
+                    old = (text, self._chunk_summary(relevant[index][0], callees[index], round_context, (base_key, externals_key), graph))
                 results[index] = old[1]
                 done[index] = old
             rounds.append((summaries, graph, done))
@@ -672,6 +676,22 @@ class GraphContextBuilder:
             if target and target != caller:
                 resolved.append(target)
         return tuple(dict.fromkeys(resolved))
+
+
+class _Interned:
+    """A large value as part of a cache key: hashed once, compared by identity first (interned
+    values of successive analyses are the same object)."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value) -> None:
+        self.value, self._hash = value, hash(value)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Interned) and (self.value is other.value or (self._hash == other._hash and self.value == other.value))
 
 
 def _visit_bounded(visitor: ScopeVisitor, tree: ast.AST) -> None:

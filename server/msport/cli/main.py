@@ -108,6 +108,10 @@ def _flag_values(args: argparse.Namespace) -> Dict[str, str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    if argv is None:  # msport as a program (not called by a test or a host process): its own collector settings
+        from .. import gc_tuning
+
+        gc_tuning.starting()
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -166,16 +170,16 @@ def _mcp() -> int:
 
 
 def check(args: argparse.Namespace) -> int:
-    from ..analysis.engine import Analyzers
     from ..knowledge import default_knowledge, preload
     from . import parallel
     from .files import command_line_settings, display_name, files_with_settings
     from .output import format_json, format_sarif, format_text, summary
     from .progress import ProgressBar
     from ..analysis.project.summary import NO_PROJECT
-    from .project import facts_of, index_with_progress
-    from .scan import CheckedFile, CheckJob, check_file
+    from .project import facts_of, index_with_progress, job_file
+    from .scan import CheckedFile, CheckJob, check_file, command_analyzers, new_command
 
+    new_command()
     preload()  # once, before the workers fork
     parallel.tune_gc_for_batch()
     known = default_knowledge().codes
@@ -192,7 +196,9 @@ def check(args: argparse.Namespace) -> int:
         return show_settings(args.paths, flags, known)
     files, error = files_with_settings(args.paths, flags, known)
     workers = _jobs_or_default(args)
-    index = index_with_progress(files, workers)
+    # The same workers for the index and the check: each file goes back to the one that has it in its caches.
+    pool = parallel.Pool(command_analyzers, workers)
+    index = index_with_progress(files, workers, pool)
     # --fix writes inside the project of each file (its pyproject.toml's folder) or the folders named on the command line.
     given = tuple(str(p.absolute() if os.path.isdir(p) else p.absolute().parent) for p in args.paths)
     jobs = [
@@ -206,7 +212,7 @@ def check(args: argparse.Namespace) -> int:
     bar = ProgressBar(len(jobs))
     progress = lambda count, index: bar.update(count, jobs[index].display)  # noqa: E731
     try:
-        with closing(parallel.run(check_file, Analyzers, jobs, workers, progress)) as checked_files:
+        with closing(parallel.run(check_file, command_analyzers, jobs, workers, progress, pool, job_file)) as checked_files:
             for index, checked in checked_files:
                 display = jobs[index].display
                 if isinstance(checked, parallel.WorkerDied):
@@ -227,6 +233,7 @@ def check(args: argparse.Namespace) -> int:
                     print("\n".join(lines), flush=True)  # streamed: a pipe sees each file as it is done
     finally:
         bar.close()
+        pool.close()
 
     files_checked = len(results)
     if args.format == "text":

@@ -16,6 +16,7 @@ from ..analysis.project.summary import ModuleSummary, ProjectFacts
 from ..analysis.settings import Settings
 from . import parallel
 from .files import read_source
+from .scan import command_analyzers
 
 #: Fewer files than this are checked one by one: a project of one file has nothing to link.
 MIN_FILES = 2
@@ -37,12 +38,19 @@ def summarize_file(analyzers: Analyzers, job: SummaryJob) -> Optional[ModuleSumm
         return None
 
 
+def job_file(job) -> Path:
+    """The file a job of a command's phases is about (which worker had it: parallel.Pool)."""
+    return job.path
+
+
 def project_key(path: Path) -> str:
     return os.path.abspath(str(path))
 
 
-def build_index(files: Sequence[Tuple[Path, Settings]], workers: int, progress: Optional[Callable[[int, int, str], None]] = None) -> Optional[ProjectIndex]:
-    """The linked index of *files*, or None for a single file."""
+def build_index(files: Sequence[Tuple[Path, Settings]], workers: int, progress: Optional[Callable[[int, int, str], None]] = None,
+                pool: Optional[parallel.Pool] = None) -> Optional[ProjectIndex]:
+    """The linked index of *files*, or None for a single file. *pool*: the command's workers,
+    kept for its check (each file then goes back to the worker that summarised it)."""
     if len(files) < MIN_FILES:
         return None
     settings = {project_key(path): (path, s) for path, s in files}
@@ -52,7 +60,7 @@ def build_index(files: Sequence[Tuple[Path, Settings]], workers: int, progress: 
         """Each job's summary, computed on the worker processes."""
         work = [SummaryJob(settings[key][0], settings[key][1], facts) for key, facts in jobs]
         done = (lambda count, index: progress(count, len(work), str(work[index].path))) if progress else (lambda count, index: None)
-        for position, summary in parallel.run(summarize_file, Analyzers, work, workers, done):
+        for position, summary in parallel.run(summarize_file, command_analyzers, work, workers, done, pool, job_file):
             yield jobs[position][0], summary if isinstance(summary, ModuleSummary) else None
 
     builder = ProjectBuilder(index)
@@ -66,12 +74,12 @@ def facts_of(index: Optional[ProjectIndex], path: Path) -> Optional[ProjectFacts
     return index.facts_for(project_key(path)) if index is not None else None
 
 
-def index_with_progress(files: Sequence[Tuple[Path, Settings]], workers: int) -> Optional[ProjectIndex]:
+def index_with_progress(files: Sequence[Tuple[Path, Settings]], workers: int, pool: Optional[parallel.Pool] = None) -> Optional[ProjectIndex]:
     """build_index with its own progress bar on a terminal ("indexing 120/315 files")."""
     from .progress import ProgressBar
 
     bar = ProgressBar(len(files), label="indexing")
     try:
-        return build_index(files, workers, lambda count, total, path: bar.update(count, path))
+        return build_index(files, workers, lambda count, total, path: bar.update(count, path), pool)
     finally:
         bar.close()

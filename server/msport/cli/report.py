@@ -30,6 +30,7 @@ from .files import command_line_settings, display_name, files_with_settings
 from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from .progress import ProgressBar
 from .project import facts_of, index_with_progress
+from .scan import command_analyzers, new_command
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -45,7 +46,7 @@ class ReportJob:
 def _worker_state() -> Tuple[Analyzers, Callable[[str], bool]]:
     history = default_history()
     is_api = lambda name: (entry := history.entry(name)) is not None and entry[0] != "module"  # noqa: E731
-    return Analyzers(), is_api
+    return command_analyzers(), is_api  # what the index's rounds analysed, found in the caches
 
 
 def scan_for_report(state: Tuple[Analyzers, Callable[[str], bool]], job: ReportJob) -> FileInput:
@@ -82,6 +83,7 @@ def _linker(root: Path, output: Optional[Path], template: Optional[str]) -> Call
 
 
 def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags: Dict[str, str], source_url: Optional[str] = None, jobs: int = 1) -> int:
+    new_command()
     preload()  # once, before the workers fork
     parallel.tune_gc_for_batch()
     knowledge = default_knowledge()
