@@ -7,15 +7,17 @@ classes passed as values (``norm_layer=nn.BatchNorm2d``) must be ported too.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Optional, Tuple
 
 from ...knowledge.callforms import default_callforms
+from ...knowledge.default_clauses import default_default_clauses
 from ...knowledge.messages import listing, message
 from ...knowledge.rule_texts import in_language
 from ...knowledge.signatures import torch_defaults
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
-from ..call_forms import CallVerdict, Site, judge_call, render, signature_for
+from ..call_forms import Bound, CallVerdict, Site, judge_call, render, signature_for
 from ..dtype_hints import DtypeOracle
 from ..names import Instance, Ref, is_layer_class, names_tensor_method
 from ..parents import called_by, parent_map
@@ -191,6 +193,12 @@ class ApiMappingCheck(Check):
         verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return
+        # Clauses of a divergent note about defaults this call passes itself (measured) go.
+        settled = self._defaults_passed(node, verdict, is_method) if verdict.status == "divergent" else None
+        if settled is not None:
+            verdict = settled
+            if verdict.status == "equivalent" and is_method and _same_method(verdict) and call is None:
+                return  # `x.amax(1)` stays `x.amax(1)`: nothing to port, nothing to show
         status = verdict.status
         target = verdict.mindspore
         message = self._message(verdict)
@@ -215,6 +223,42 @@ class ApiMappingCheck(Check):
                 fixes=fixes,
             )
         )
+
+    def _defaults_passed(self, node: ast.AST, verdict: Verdict, is_method: bool) -> Optional[Verdict]:
+        """*verdict* for this call when it passes parameters whose default the note says differs
+        and whose explicit value was run on both packages with equal results
+        (rules/proven_defaults.toml): those clauses give way to one saying the call passes them;
+        with none left, the API is equivalent for this call. None when nothing changes."""
+        call = called_by(self.chunk.tree, node)
+        if call is None or not verdict.mindspore:
+            return None
+        known = default_default_clauses()
+        clauses = known.clauses(verdict.note)
+        if not any(c.params or c.renamed for c in clauses):
+            return None
+        signature = signature_for(verdict.torch, verdict.mindspore, self.settings.version, verdict.renames)
+        bound = Bound(call, signature.torch, is_method)
+        if bound.opaque:
+            return None  # `f(*args)`: which parameters it passes is not written here
+        # A literal None passes no value of its own (stride=None is the kernel size in PyTorch):
+        # a call writing it still relies on the default.
+        passed = {name: "keyword" if name in bound.keywords else "positional" for name, value in bound.by_name.items()
+                  if not (isinstance(value, ast.Constant) and value.value is None)}
+        removed = set(known.removed_by(verdict.torch, verdict.mindspore, passed))
+        settled = [c for c in clauses if c.params and set(c.params) <= removed]
+        # A rename the rule's renames hold is the renamed-keyword form's to state, for this call.
+        renamed = [c for c in clauses if c.renamed and set(c.renamed) <= set(verdict.renames)]
+        if not settled and not renamed:
+            return None
+        language = self.settings.language
+        params = listing(sorted({p for c in settled for p in c.params}), language)
+        remaining = [c.text for c in clauses if c not in settled and c not in renamed]
+        said = [render(self._templates["defaults_passed"], params=params, target=verdict.mindspore)] if settled else []
+        if remaining:
+            return replace(verdict, note="; ".join(remaining + said))
+        if not settled:
+            return None  # nothing measured for this call: the API's note stands as it is
+        return replace(verdict, status="equivalent", note=render(self._templates["defaults_settled"], params=params))
 
     def _passed_on(self, node: ast.AST) -> bool:
         """*node* is an argument of a call (a keyword's value, or a positional argument)."""
