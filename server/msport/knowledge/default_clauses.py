@@ -41,6 +41,9 @@ class DefaultClauses:
     #: (torch API, MindSpore target, parameter) -> the call shapes (keyword, positional) run
     #: with equal results when the parameter is passed explicitly.
     proven: Dict[Tuple[str, str, str], FrozenSet[str]] = field(default_factory=dict)
+    #: (torch API, MindSpore target, parameter) -> what leaving the parameter out gave on the
+    #: target instead of PyTorch's result (the call run: the measured difference).
+    differs: Dict[Tuple[str, str, str], str] = field(default_factory=dict)
     problems: Tuple[RuleProblem, ...] = ()
 
     def clauses(self, note: str) -> Tuple[Clause, ...]:
@@ -62,9 +65,12 @@ class DefaultClauses:
         return tuple(found)
 
     def removed_by(self, torch: str, target: Optional[str], passed: Dict[str, str]) -> Tuple[str, ...]:
-        """The parameters of *passed* (parameter -> shape it is written in) whose default
-        difference the call removes, as measured for (torch, target)."""
+        """The parameters of *passed* (parameter -> the shape it is written in, "defaults" when
+        left out) for which the call gives PyTorch's result, as measured for (torch, target)."""
         return tuple(p for p, shape in passed.items() if shape in self.proven.get((torch, target or "", p), frozenset()))
+
+    def difference(self, torch: str, target: Optional[str], param: str) -> str:
+        return self.differs.get((torch, target or "", param), "")
 
 
 def _names(listed: str) -> Tuple[str, ...]:
@@ -98,6 +104,7 @@ def load_default_clauses(directory: Optional[Path] = None) -> DefaultClauses:
     patterns = _patterns(data, "patterns", ("params",), problems)
     name_patterns = _patterns(data, "name_patterns", ("params", "names"), problems)
     proven: Dict[Tuple[str, str, str], FrozenSet[str]] = {}
+    differs: Dict[Tuple[str, str, str], str] = {}
     try:
         runs = read_toml(directory / PROVEN_FILE).get("proven", []) if (directory / PROVEN_FILE).is_file() else []
     except RuleFileError as exc:
@@ -105,7 +112,9 @@ def load_default_clauses(directory: Optional[Path] = None) -> DefaultClauses:
     for item in runs:
         key = (item["torch"], item["mindspore"], item["param"])
         proven[key] = proven.get(key, frozenset()) | frozenset(item.get("shapes", ()))
-    return DefaultClauses(patterns, name_patterns, proven, tuple(problems))
+        if item.get("differs"):
+            differs[key] = item["differs"]
+    return DefaultClauses(patterns, name_patterns, proven, differs, tuple(problems))
 
 
 default_default_clauses = load_once(load_default_clauses)

@@ -225,10 +225,12 @@ class ApiMappingCheck(Check):
         )
 
     def _defaults_passed(self, node: ast.AST, verdict: Verdict, is_method: bool) -> Optional[Verdict]:
-        """*verdict* for this call when it passes parameters whose default the note says differs
-        and whose explicit value was run on both packages with equal results
-        (rules/proven_defaults.toml): those clauses give way to one saying the call passes them;
-        with none left, the API is equivalent for this call. None when nothing changes."""
+        """*verdict* for this call, its note's clauses about parameter defaults judged against
+        what was run on both packages (rules/proven_defaults.toml): a clause goes where the call
+        passes the parameter in a shape that gave PyTorch's result, or leaves it out and the
+        defaults were measured to act alike (the table was wrong); a clause that stays says what
+        leaving the parameter out was measured to do. With no clause left, the API is equivalent
+        for this call. None when nothing changes."""
         call = called_by(self.chunk.tree, node)
         if call is None or not verdict.mindspore:
             return None
@@ -241,24 +243,44 @@ class ApiMappingCheck(Check):
         if bound.opaque:
             return None  # `f(*args)`: which parameters it passes is not written here
         # A literal None passes no value of its own (stride=None is the kernel size in PyTorch):
-        # a call writing it still relies on the default.
-        passed = {name: "keyword" if name in bound.keywords else "positional" for name, value in bound.by_name.items()
-                  if not (isinstance(value, ast.Constant) and value.value is None)}
-        removed = set(known.removed_by(verdict.torch, verdict.mindspore, passed))
+        # a call writing it relies on the default like one leaving the parameter out.
+        written = {name for name, value in bound.by_name.items() if not (isinstance(value, ast.Constant) and value.value is None)}
+        shapes = {p: ("keyword" if p in bound.keywords else "positional") if p in written else "defaults"
+                  for c in clauses for p in c.params}
+        removed = set(known.removed_by(verdict.torch, verdict.mindspore, shapes))
+        # Defaults measured to act alike: the clause is wrong for every call (how a call passes
+        # the parameter is its call forms' to judge: x.amax(dim=1) needs axis= on 2.10).
+        alike = {p for p in shapes if "defaults" in known.proven.get((verdict.torch, verdict.mindspore, p), ())}
+        removed |= alike
         settled = [c for c in clauses if c.params and set(c.params) <= removed]
         # A rename the rule's renames hold is the renamed-keyword form's to state, for this call.
         renamed = [c for c in clauses if c.renamed and set(c.renamed) <= set(verdict.renames)]
-        if not settled and not renamed:
+        measured = {c.text: [known.difference(verdict.torch, verdict.mindspore, p) for p in c.params if p not in removed]
+                    for c in clauses if c.params and c not in settled}
+        measured = {text: [d for d in found if d] for text, found in measured.items() if any(found)}
+        if not settled and not renamed and not measured:
             return None
-        language = self.settings.language
-        params = listing(sorted({p for c in settled for p in c.params}), language)
-        remaining = [c.text for c in clauses if c not in settled and c not in renamed]
-        said = [render(self._templates["defaults_passed"], params=params, target=verdict.mindspore)] if settled else []
+        language, templates = self.settings.language, self._templates
+        agree = sorted({p for c in settled for p in c.params if p in alike})
+        passed = sorted({p for c in settled for p in c.params if p not in alike})
+        said = [render(templates["defaults_passed"], params=listing(passed, language), target=verdict.mindspore)] if passed else []
+        said += [render(templates["defaults_agree"], params=listing(agree, language), target=verdict.mindspore)] if agree else []
+        remaining = []
+        for clause in clauses:
+            if clause in settled or clause in renamed:
+                continue
+            if clause.text in measured:
+                open_params = [p for p in clause.params if p not in removed]
+                proven_pass = all("keyword" in known.proven.get((verdict.torch, verdict.mindspore, p), ()) for p in open_params)
+                remaining.append(render(templates["defaults_differ_pass" if proven_pass else "defaults_differ"],
+                                        clause=clause.text, measured="; ".join(measured[clause.text]), params=listing(open_params, language)))
+            else:
+                remaining.append(clause.text)
         if remaining:
             return replace(verdict, note="; ".join(remaining + said))
         if not settled:
             return None  # nothing measured for this call: the API's note stands as it is
-        return replace(verdict, status="equivalent", note=render(self._templates["defaults_settled"], params=params))
+        return replace(verdict, status="equivalent", note="; ".join(said))
 
     def _passed_on(self, node: ast.AST) -> bool:
         """*node* is an argument of a call (a keyword's value, or a positional argument)."""
