@@ -45,10 +45,11 @@ if [ ! -d "$CORPUS/timm/timm" ] || [ ! -d "$CORPUS/torchvision/torchvision" ]; t
   "$VENV/bin/python" -m zipfile -e "$CORPUS"/wheels/torchvision-0.28.0-*.whl "$CORPUS/torchvision"
 fi
 export MSPORT_CORPUS=$PWD/$CORPUS
-# Headless Chromium (Debian's package) renders the HTML report in tests/report/.
-if ! command -v chromium >/dev/null 2>&1; then
+# Headless Chromium (Debian's package) renders the HTML report in tests/report/, with a CJK
+# font so the Chinese report is drawn in characters rather than empty boxes.
+if ! command -v chromium >/dev/null 2>&1 || [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
   SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
 fi
 # Real editors for tests/e2e/ (Neovim, Emacs + eglot, code-server + Playwright driving Chromium)
 # and the msport .vsix with the server bundled; idempotent, cached under .cache/e2e/.

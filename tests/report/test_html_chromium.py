@@ -78,6 +78,15 @@ def reports(project, tmp_path_factory):
     return json.loads((out / "report.json").read_text()), html
 
 
+@pytest.fixture(scope="module")
+def chinese_page(project, tmp_path_factory):
+    html = tmp_path_factory.mktemp("html-zh") / "report.html"
+    run = subprocess.run([sys.executable, "-m", "msport", "report", "--lang", "zh-CN", str(project), "-o", str(html)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return html
+
+
 class Page(HTMLParser):
     """The numbers on the rendered page, found by their data-* attributes."""
 
@@ -198,3 +207,23 @@ def test_screenshot(reports, tmp_path):
     # A blank or unstyled page compresses to a few kilobytes; this page has charts and tables.
     assert shot.stat().st_size > 60_000
     shutil.copy(html, OUT / "report.html")
+
+
+def test_the_chinese_page_shows_the_same_numbers_drawn_in_chinese(reports, chinese_page, tmp_path):
+    data, _ = reports
+    fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
+    assert fonts.strip(), "a CJK font is required to draw the Chinese page; tools/test.sh installs fonts-wqy-zenhei"
+    dom = browse(tmp_path, "--dump-dom", chinese_page.as_uri()).stdout
+    assert '<html lang="zh-CN">' in dom and "<title>PyTorch 到 MindSpore 迁移报告：detector</title>" in dom
+    page = Page()
+    page.feed(dom)
+    assert page.metrics.pop("summary.readiness") == f"{data['summary']['readiness'] * 100:.0f}%"
+    for path, text in page.metrics.items():
+        assert number(text) == lookup(data, path), path
+    assert page.rows["top_missing"] == [r["torch_api"] for r in data["top_missing"]]
+    OUT.mkdir(exist_ok=True)
+    shot = OUT / "report-zh-CN.png"
+    if shot.exists():
+        shot.unlink()
+    browse(tmp_path, "--window-size=1280,3200", "--lang=zh-CN", f"--screenshot={shot}", chinese_page.as_uri())
+    assert png_size(shot) == (1280, 3200) and shot.stat().st_size > 60_000

@@ -20,6 +20,8 @@ from ..analysis.outline import FunctionIndex, function_ranges
 from ..analysis.settings import Settings
 from ..knowledge import default_knowledge, preload
 from ..knowledge.api_history import default_history
+from ..knowledge.messages import message
+from ..report.markdown import percent
 from ..report.model import FileInput, build_report
 from ..report.writers import FORMATS, render
 from ..scan import scan_file
@@ -111,14 +113,11 @@ def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(body, encoding="utf-8")
         summary = data["summary"]
-        readiness = summary["readiness"]
-        shown = f"{readiness:.0%}" if readiness is not None else "n/a"
-        print(
-            f"msport: wrote {output} ({fmt}): {summary['files_scanned']} files, {summary['uses']['judged']} judged PyTorch API uses, "
-            f"readiness {shown}, {summary['uses']['missing']} missing, {summary['uses']['divergent']} divergent, "
-            f"{summary['dynamic_shape_findings']} dynamic-shape findings.",
-            file=sys.stderr,
-        )
+        print(message(
+            "report.wrote", report_settings.language, output=output, format=fmt, files=summary["files_scanned"],
+            judged=summary["uses"]["judged"], readiness=percent(summary["readiness"], report_settings.language),
+            missing=summary["uses"]["missing"], divergent=summary["uses"]["divergent"], dynamic=summary["dynamic_shape_findings"],
+        ), file=sys.stderr)
     else:
         sys.stdout.write(body)
     errors = [f for f in data["files"] if f["error"]]

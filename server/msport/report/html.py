@@ -10,7 +10,8 @@ from html import escape
 from typing import Callable, Dict, List, Optional
 
 from . import chart
-from .markdown import percent, settings_line, title
+from ..knowledge.messages import message
+from .markdown import generated_line, language, percent, title
 
 Linker = Callable[[str, int], str]
 
@@ -68,9 +69,9 @@ def _kpi(cls: str, path: str, value: str, label: str) -> str:
     return f'<div class="kpi {cls}"><div class="value">{_metric(path, value)}</div><div class="label">{label}</div></div>'
 
 
-def _meter(value: Optional[float]) -> str:
+def _meter(value: Optional[float], lang: str) -> str:
     if value is None:
-        return '<span class="note">n/a</span>'
+        return f'<span class="note">{escape(percent(value, lang))}</span>'
     return f'<span class="meter"><b style="width:{value * 100:.0f}%"></b></span><span data-col="readiness">{percent(value)}</span>'
 
 
@@ -79,40 +80,55 @@ def _first(row: Dict, link: Linker) -> str:
     return f'<a href="{escape(link(first["path"], first["line"]))}">{escape(first["path"])}:{first["line"]}</a>'
 
 
-def _basis(row: Dict) -> str:
+def _basis(row: Dict, lang: str) -> str:
     if row.get("basis") != "inferred":
         return ""
-    return ' <span class="tag" title="No official mapping table lists it; msport judged it from the snapshots of the real packages">inferred</span>'
+    return f' <span class="tag" title="{escape(message("report.inferred_why", lang))}">{escape(message("report.inferred", lang))}</span>'
 
 
-def _top_table(rows: List[Dict], link: Linker, kind: str) -> str:
+def _heading(text: str, numeric: bool = False) -> str:
+    return ('<th class="n">' if numeric else "<th>") + escape(text) + "</th>"
+
+
+def _column(name: str, lang: str, numeric: bool = False) -> str:
+    return _heading(message(f"report.column.{name}", lang), numeric)
+
+
+def _status_column(status: str, lang: str) -> str:
+    """A status as the wide tables head it ("unknown" short: the legend explains it)."""
+    return _column("unknown", lang, True) if status == "unknown" else _heading(message(f"report.status.{status}", lang), True)
+
+
+def _top_table(rows: List[Dict], link: Linker, kind: str, lang: str) -> str:
     if not rows:
-        return '<p class="empty">None.</p>'
-    head = "<tr><th>PyTorch API</th>" + ("<th>MindSpore</th>" if kind == "divergent" else "") + '<th class="n">uses</th><th class="n">files</th><th>first use</th></tr>'
+        return f'<p class="empty">{escape(message("report.none.rows", lang))}</p>'
+    head = ("<tr>" + _column("torch_api", lang) + (_column("mindspore_api", lang) if kind == "divergent" else "")
+            + _column("uses", lang, True) + _column("files", lang, True) + _column("first_use", lang) + "</tr>")
     body = []
     for r in rows:
         target = f"<td><code>{escape(r.get('mindspore_api') or '')}</code></td>" if kind == "divergent" else ""
         note = f'<div class="why" title="{escape(r["note"])}">{escape(r["note"])}</div>' if r.get("note") else ""
         body.append(
-            f'<tr data-api="{escape(r["torch_api"])}"><td><code>{escape(r["torch_api"])}</code>{_basis(r)}{note}</td>{target}'
+            f'<tr data-api="{escape(r["torch_api"])}"><td><code>{escape(r["torch_api"])}</code>{_basis(r, lang)}{note}</td>{target}'
             f'<td class="n" data-col="uses">{_n(r["uses"])}</td><td class="n" data-col="files">{_n(r["files"])}</td><td>{_first(r, link)}</td></tr>'
         )
     return f'<table data-table="top_{kind}">{head}{"".join(body)}</table>'
 
 
-def _hotspots(rows: List[Dict], link: Linker) -> str:
+def _hotspots(rows: List[Dict], link: Linker, lang: str) -> str:
     if not rows:
-        return '<p class="empty">No dynamic-shape findings.</p>'
+        return f'<p class="empty">{escape(message("report.none.hotspots", lang))}</p>'
     body = "".join(
         f'<tr data-hotspot="{escape(h["path"])}::{escape(h["function"])}"><td><a href="{escape(link(h["path"], h["line"]))}">{escape(h["path"])}:{h["line"]}</a></td>'
         f'<td><code>{escape(h["function"])}</code></td><td class="n" data-col="findings">{_n(h["findings"])}</td>'
         f'<td>{escape(", ".join(f"{c} x{n}" for c, n in h["codes"].items()))}</td></tr>'
         for h in rows
     )
-    return f'<table data-table="hotspots"><tr><th>file</th><th>function</th><th class="n">findings</th><th>codes</th></tr>{body}</table>'
+    head = _column("file", lang) + _column("function", lang) + _column("findings", lang, True) + _column("codes", lang)
+    return f'<table data-table="hotspots"><tr>{head}</tr>{body}</table>'
 
 
-def _files(rows: List[Dict], link: Linker, statuses) -> str:
+def _files(rows: List[Dict], link: Linker, statuses, lang: str) -> str:
     ordered = sorted(rows, key=lambda f: (-(f["uses"]["missing"] + f["dynamic_shape_findings"]), -f["uses"]["divergent"], f["path"]))
     body = []
     for f in ordered:
@@ -120,67 +136,77 @@ def _files(rows: List[Dict], link: Linker, statuses) -> str:
         acted = [x for x in f["findings"] if x["severity"] != "hint"]
         hints = len(f["findings"]) - len(acted)
         items = "".join(
-            f'<li><a href="{escape(link(f["path"], x["line"]))}">line {x["line"]}</a> '
+            f'<li><a href="{escape(link(f["path"], x["line"]))}">{escape(message("report.line", lang, line=x["line"]))}</a> '
             f'<b class="sev-{x["severity"]}">{x["code"]}</b> {escape(x["message"])}</li>'
             for x in acted
         )
         if hints:
-            items += f'<li class="note">and {hints} equivalent rename{"s" * (hints != 1)} (hints; see the JSON or CSV report)</li>'
+            items += f'<li class="note">{escape(message("report.more_hints", lang, count=hints))}</li>'
         cell = f'<a href="{escape(link(f["path"], 0))}">{escape(f["path"])}</a>'
         if items:
             cell = f"<details><summary>{cell}</summary><ul>{items}</ul></details>"
-        readiness = f'<span class="sev-error">not checked: {escape(f["error"])}</span>' if f["error"] else _meter(f["readiness"])
+        readiness = (f'<span class="sev-error">{escape(message("report.not_checked", lang, error=f["error"]))}</span>' if f["error"]
+                     else _meter(f["readiness"], lang))
         body.append(
             f'<tr data-file="{escape(f["path"])}"><td>{cell}</td><td class="n" data-col="lines">{_n(f["lines"])}</td>'
             + "".join(f'<td class="n" data-col="{s}">{_n(u[s])}</td>' for s in statuses)
             + f'<td class="n" data-col="dynamic">{_n(f["dynamic_shape_findings"])}</td><td>{readiness}</td></tr>'
         )
-    head = ('<tr><th>file</th><th class="n">lines</th>' + "".join(f'<th class="n">{s}</th>' for s in statuses)
-            + '<th class="n">dynamic shape</th><th>readiness</th></tr>')
+    head = ("<tr>" + _column("file", lang) + _column("lines", lang, True)
+            + "".join(_status_column(s, lang) for s in statuses)
+            + _column("dynamic", lang, True) + _column("readiness", lang) + "</tr>")
     return f'<table data-table="files">{head}{"".join(body)}</table>'
 
 
 def render(data: Dict, link: Linker) -> str:
+    lang = language(data)
+
+    def t(key: str, **arguments) -> str:
+        return escape(message(f"report.{key}", lang, **arguments))
+
     s = data["summary"]
     uses = s["uses"]
     # "unknown" (a real torch API without any rule) only shows when there are such uses.
     statuses = ("equivalent", "divergent", "missing") + (("unknown",) if uses["unknown"] else ())
-    labels = {"unknown": "unknown (no rule yet)"}
     legend = "".join(
-        f'<span><i style="background:{chart.COLORS[st]}"></i>{labels.get(st, st)} {_metric(f"summary.uses.{st}", _n(uses[st]))}</span>'
+        f'<span><i style="background:{chart.COLORS[st]}"></i>{t(f"status.{st}")} {_metric(f"summary.uses.{st}", _n(uses[st]))}</span>'
         for st in statuses
     )
     kpis = "".join([
-        _kpi("readiness", "summary.readiness", percent(s["readiness"]), f'readiness: equivalent share of {_n(uses["judged"])} judged PyTorch API uses'),
-        _kpi("", "summary.files_scanned", _n(s["files_scanned"]), f'files scanned ({_n(s["lines"])} lines)'),
-        _kpi("", "summary.uses.judged", _n(uses["judged"]), "judged PyTorch API uses"),
-        _kpi("missing", "summary.distinct_apis.missing", _n(s["distinct_apis"]["missing"]), f'missing APIs ({_n(uses["missing"])} uses)'),
-        _kpi("divergent", "summary.distinct_apis.divergent", _n(s["distinct_apis"]["divergent"]), f'divergent APIs ({_n(uses["divergent"])} uses)'),
-        _kpi("", "summary.dynamic_shape_findings", _n(s["dynamic_shape_findings"]), f'dynamic-shape findings in {_n(s["dynamic_shape_functions"])} functions'),
+        _kpi("readiness", "summary.readiness", percent(s["readiness"], lang), t("kpi.readiness", judged=_n(uses["judged"]))),
+        _kpi("", "summary.files_scanned", _n(s["files_scanned"]), t("kpi.files", lines=_n(s["lines"]))),
+        _kpi("", "summary.uses.judged", _n(uses["judged"]), t("kpi.judged")),
+        _kpi("missing", "summary.distinct_apis.missing", _n(s["distinct_apis"]["missing"]), t("kpi.missing", uses=_n(uses["missing"]))),
+        _kpi("divergent", "summary.distinct_apis.divergent", _n(s["distinct_apis"]["divergent"]), t("kpi.divergent", uses=_n(uses["divergent"]))),
+        _kpi("", "summary.dynamic_shape_findings", _n(s["dynamic_shape_findings"]), t("kpi.dynamic", functions=_n(s["dynamic_shape_functions"]))),
     ])
     errors = ""
     if s["files_with_errors"]:
-        errors = f'<p class="sev-error">{_metric("summary.files_with_errors", _n(s["files_with_errors"]))} files could not be checked (see the file table).</p>'
-    definitions = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in data["definitions"].items())
+        # The count is an element: escape the sentence around it, not the element.
+        sentence = t("files_with_errors", count="\0").replace("\0", _metric("summary.files_with_errors", _n(s["files_with_errors"])))
+        errors = f'<p class="sev-error">{sentence}</p>'
+    definitions = "".join(f"<dt>{t(f'term.{k}')}</dt><dd>{escape(v)}</dd>" for k, v in data["definitions"].items())
     unknown = ""
     if data["top_unknown"]:
-        unknown = f'<section><h2>Most used APIs msport has no rule for yet</h2><p class="note">Not counted in readiness; look them up in the official mapping table.</p>{_top_table(data["top_unknown"], link, "unknown")}</section>'
+        unknown = f'<section><h2>{t("section.unknown")}</h2><p class="note">{t("section.unknown_note")}</p>{_top_table(data["top_unknown"], link, "unknown", lang)}</section>'
+    status_label, namespace_label = message("report.section.by_status", lang), message("report.section.by_namespace", lang)
+    names = {status: message(f"report.status.{status}", lang) for status in chart.ORDER}
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{escape(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title(data))}</title><style>{_CSS}</style></head>
 <body><main>
 <header><h1>{escape(title(data))}</h1>
-<p>{escape(settings_line(data))}. Generated {escape(data["generated"])} by msport {escape(data["tool"]["version"])}.</p>
-<div class="chips"><span>root: {escape(data["root"])}</span><span>{_n(uses["total"])} PyTorch API uses</span><span>{_n(s["findings"]["total"])} findings</span></div></header>
+<p>{escape(generated_line(data))}</p>
+<div class="chips"><span>{t("chip.root", root=data["root"])}</span><span>{t("chip.uses", uses=_n(uses["total"]))}</span><span>{t("chip.findings", findings=_n(s["findings"]["total"]))}</span></div></header>
 <div class="kpis">{kpis}</div>
 {errors}
-<section><h2>PyTorch API uses by status</h2>{chart.status_bar(uses)}<div class="legend">{legend}</div></section>
-<section><h2>By namespace</h2>{chart.namespace_bars(data["namespaces"])}</section>
-<section><h2>Top missing APIs</h2><p class="note">No counterpart in the target version and backend: each needs a replacement, a composition of MindSpore APIs or a custom operator.</p>{_top_table(data["top_missing"], link, "missing")}</section>
-<section><h2>Top divergent APIs</h2><p class="note">A counterpart exists but behaves differently: port with the difference in mind.</p>{_top_table(data["top_divergent"], link, "divergent")}</section>
-<section><h2>Dynamic-shape hotspots</h2><p class="note">Functions whose shapes depend on tensor data: static graphs on Ascend (jit level O2) cannot compile them as written.</p>{_hotspots(data["hotspots"], link)}</section>
+<section><h2>{escape(status_label)}</h2>{chart.status_bar(uses, status_label, names)}<div class="legend">{legend}</div></section>
+<section><h2>{escape(namespace_label)}</h2>{chart.namespace_bars(data["namespaces"], namespace_label, names)}</section>
+<section><h2>{t("section.missing")}</h2><p class="note">{t("section.missing_note")}</p>{_top_table(data["top_missing"], link, "missing", lang)}</section>
+<section><h2>{t("section.divergent")}</h2><p class="note">{t("section.divergent_note")}</p>{_top_table(data["top_divergent"], link, "divergent", lang)}</section>
+<section><h2>{t("section.hotspots")}</h2><p class="note">{t("section.hotspots_note")}</p>{_hotspots(data["hotspots"], link, lang)}</section>
 {unknown}
-<section><h2>Files</h2><p class="note">Most work first; open a file to see its findings with links to the lines.</p>{_files(data["files"], link, statuses)}</section>
+<section><h2>{t("section.files")}</h2><p class="note">{t("section.files_note")}</p>{_files(data["files"], link, statuses, lang)}</section>
 <footer><dl>{definitions}</dl></footer>
 </main></body></html>
 """

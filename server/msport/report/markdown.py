@@ -5,21 +5,33 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Callable, Dict, List, Optional, Sequence
 
+from ..knowledge.messages import DEFAULT_LANGUAGE, message
+
 Linker = Callable[[str, int], str]
 _BACKENDS = {"ascend": "Ascend", "gpu": "GPU", "cpu": "CPU"}
 
 
-def percent(value: Optional[float]) -> str:
-    return "n/a" if value is None else f"{value * 100:.0f}%"
+def language(data: Dict) -> str:
+    """The language the report was made in (reports made before it was recorded: English)."""
+    return data["settings"].get("language", DEFAULT_LANGUAGE)
+
+
+def percent(value: Optional[float], lang: str = DEFAULT_LANGUAGE) -> str:
+    return message("report.not_available", lang) if value is None else f"{value * 100:.0f}%"
 
 
 def settings_line(data: Dict) -> str:
-    s = data["settings"]
-    return f"MindSpore {s['target_version']} on {_BACKENDS.get(s['backend'], s['backend'])}, {s['mode']} mode, jit level {s['jit_level']}"
+    s, lang = data["settings"], language(data)
+    mode = message(f"report.mode.{s['mode']}", lang) if s["mode"] in ("graph", "pynative") else s["mode"]
+    return message("report.settings", lang, version=s["target_version"], backend=_BACKENDS.get(s["backend"], s["backend"]), mode=mode, jit_level=s["jit_level"])
+
+
+def generated_line(data: Dict) -> str:
+    return message("report.generated", language(data), settings=settings_line(data), when=data["generated"], version=data["tool"]["version"])
 
 
 def title(data: Dict) -> str:
-    return f"PyTorch to MindSpore migration report: {PurePosixPath(data['root']).name or data['root']}"
+    return message("report.title", language(data), name=PurePosixPath(data["root"]).name or data["root"])
 
 
 def _cell(text) -> str:
@@ -38,61 +50,64 @@ def _first(row: Dict, link: Linker) -> str:
 
 
 def render(data: Dict, link: Linker) -> str:
+    lang = language(data)
+
+    def t(key: str, **arguments) -> str:
+        return message(f"report.{key}", lang, **arguments)
+
+    def columns(*names: str) -> List[str]:
+        return [t(f"column.{n}") for n in names]
+
     summary = data["summary"]
     uses, distinct = summary["uses"], summary["distinct_apis"]
-    out: List[str] = [f"# {title(data)}", "", f"{settings_line(data)}. Generated {data['generated']} by msport {data['tool']['version']}.", ""]
-    out.append(
-        f"**Readiness: {percent(summary['readiness'])}** of {uses['judged']} judged PyTorch API uses port by a rename "
-        f"({uses['equivalent']} equivalent, {uses['divergent']} divergent, {uses['missing']} missing; "
-        f"{uses['unknown']} uses of APIs msport has no rule for are not counted)."
-    )
-    out += ["", f"{summary['files_scanned']} files scanned ({summary['lines']} lines), {summary['files_with_errors']} could not be checked. "
-            f"{summary['dynamic_shape_findings']} dynamic-shape findings in {summary['dynamic_shape_functions']} functions.", ""]
-    out += _table(["status", "uses", "distinct APIs"], [
-        ["equivalent", uses["equivalent"], distinct["equivalent"]],
-        ["divergent", uses["divergent"], distinct["divergent"]],
-        ["missing", uses["missing"], distinct["missing"]],
-        ["unknown (no rule yet)", uses["unknown"], distinct["unknown"]],
-        ["total", uses["total"], distinct["total"]],
+    out: List[str] = [f"# {title(data)}", "", generated_line(data), ""]
+    out.append(t("readiness", readiness=percent(summary["readiness"], lang), judged=uses["judged"], equivalent=uses["equivalent"],
+                 divergent=uses["divergent"], missing=uses["missing"], unknown=uses["unknown"]))
+    out += ["", t("scanned", files=summary["files_scanned"], lines=summary["lines"], errors=summary["files_with_errors"],
+                  dynamic=summary["dynamic_shape_findings"], functions=summary["dynamic_shape_functions"]), ""]
+    out += _table(columns("status", "uses", "distinct"), [
+        [t(f"status.{status}"), uses[status], distinct[status]] for status in ("equivalent", "divergent", "missing", "unknown", "total")
     ])
-    out += ["", "## PyTorch API uses by namespace", ""]
-    out += _table(["namespace", "equivalent", "divergent", "missing", "unknown", "total"],
+    # The wide tables name "unknown" short; the status table above explains it.
+    statuses = [t(f"status.{s}") for s in ("equivalent", "divergent", "missing")] + [t("column.unknown"), t("status.total")]
+    out += ["", f"## {t('section.by_namespace')}", ""]
+    out += _table([t("column.namespace")] + statuses,
                   [[f"`{n['namespace']}`", n["equivalent"], n["divergent"], n["missing"], n["unknown"], n["total"]] for n in data["namespaces"]])
-    out += ["", "## Top missing APIs", ""]
+    out += ["", f"## {t('section.missing')}", ""]
     if data["top_missing"]:
-        out += _table(["PyTorch API", "uses", "files", "first use", "note"],
-                      [[f"`{r['torch_api']}`" + (" (inferred)" if r.get("basis") == "inferred" else ""), r["uses"], r["files"], _first(r, link), r["note"]] for r in data["top_missing"]])
+        out += _table(columns("torch_api", "uses", "files", "first_use", "note"),
+                      [[f"`{r['torch_api']}`" + (t("inferred_suffix") if r.get("basis") == "inferred" else ""), r["uses"], r["files"], _first(r, link), r["note"]] for r in data["top_missing"]])
     else:
-        out.append("None: every judged API has a MindSpore counterpart.")
-    out += ["", "## Top divergent APIs", ""]
+        out.append(t("none.missing"))
+    out += ["", f"## {t('section.divergent')}", ""]
     if data["top_divergent"]:
-        out += _table(["PyTorch API", "MindSpore", "uses", "files", "what differs"],
+        out += _table(columns("torch_api", "mindspore_api", "uses", "files", "difference"),
                       [[f"`{r['torch_api']}`", f"`{r['mindspore_api']}`", r["uses"], r["files"], r["note"]] for r in data["top_divergent"]])
     else:
-        out.append("None.")
-    out += ["", "## Dynamic-shape hotspots", ""]
+        out.append(t("none.rows"))
+    out += ["", f"## {t('section.hotspots')}", ""]
     if data["hotspots"]:
-        out += _table(["file", "function", "findings", "codes"],
+        out += _table(columns("file", "function", "findings", "codes"),
                       [[f"[{h['path']}:{h['line']}]({link(h['path'], h['line'])})", f"`{h['function']}`", h["findings"], ", ".join(f"{c} x{n}" for c, n in h["codes"].items())] for h in data["hotspots"]])
     else:
-        out.append("None found.")
+        out.append(t("none.hotspots"))
     if data["top_unknown"]:
-        out += ["", "## Most used APIs msport has no rule for yet", ""]
-        out += _table(["PyTorch API", "uses", "files", "first use"], [[f"`{r['torch_api']}`", r["uses"], r["files"], _first(r, link)] for r in data["top_unknown"]])
-    out += ["", "## Files", ""]
-    out += _table(["file", "lines", "equivalent", "divergent", "missing", "unknown", "dynamic shape", "readiness"], [
+        out += ["", f"## {t('section.unknown')}", ""]
+        out += _table(columns("torch_api", "uses", "files", "first_use"), [[f"`{r['torch_api']}`", r["uses"], r["files"], _first(r, link)] for r in data["top_unknown"]])
+    out += ["", f"## {t('section.files')}", ""]
+    out += _table([t("column.file"), t("column.lines")] + statuses[:4] + [t("column.dynamic"), t("column.readiness")], [
         [f"[{f['path']}]({link(f['path'], 0)})", f["lines"], f["uses"]["equivalent"], f["uses"]["divergent"], f["uses"]["missing"],
-         f["uses"]["unknown"], f["dynamic_shape_findings"], percent(f["readiness"]) if not f["error"] else f"not checked: {f['error']}"]
+         f["uses"]["unknown"], f["dynamic_shape_findings"], percent(f["readiness"], lang) if not f["error"] else t("not_checked", error=f["error"])]
         for f in data["files"]
     ])
-    out += ["", "## Findings to act on", "", "Warnings and errors per file; equivalent renames (hints) are in the JSON and CSV formats.", ""]
+    out += ["", f"## {t('section.findings')}", "", t("section.findings_note"), ""]
     for f in data["files"]:
         shown = [x for x in f["findings"] if x["severity"] != "hint"]
         if not shown:
             continue
         out += [f"### {f['path']}", ""]
-        out += [f"- [line {x['line']}]({link(f['path'], x['line'])}) {x['code']}: {_cell(x['message'])}" for x in shown]
+        out += [f"- [{t('line', line=x['line'])}]({link(f['path'], x['line'])}) {x['code']}: {_cell(x['message'])}" for x in shown]
         out.append("")
-    out += ["## Definitions", ""]
-    out += [f"- **{name}**: {text}" for name, text in data["definitions"].items()]
+    out += [f"## {t('section.definitions')}", ""]
+    out += [f"- **{t(f'term.{name}')}**: {text}" for name, text in data["definitions"].items()]
     return "\n".join(out) + "\n"

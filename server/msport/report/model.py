@@ -26,18 +26,19 @@ from ..analysis.findings import Category, Finding
 from ..analysis.outline import FunctionIndex
 from ..analysis.settings import Settings
 from ..knowledge.index import KnowledgeBase
+from ..knowledge.messages import message
 
 JUDGED = ("equivalent", "divergent", "missing")
 STATUSES = JUDGED + (UNKNOWN,)
 TOP = 15
 
-DEFINITIONS = {
-    "use": "One place in the code that names a PyTorch API: a call, a base class, a type hint or a class passed as a value. Same-name Tensor methods count as equivalent uses although they need no change.",
-    "judged": "A use of an API msport has a rule for, judged for the target MindSpore version and backend: equivalent (the port is a rename), divergent (the counterpart behaves differently) or missing (no counterpart).",
-    "unknown": "A use of a real PyTorch API msport has no rule for yet; listed, not counted in readiness.",
-    "readiness": "Equivalent uses divided by judged uses: the share of the judged PyTorch API uses that port by a rename.",
-    "hotspot": "A function with dynamic-shape findings (MS2xx): shapes that depend on tensor data, which static graphs on Ascend cannot compile.",
-}
+#: The terms every report defines, in the order it lists them (texts: report.definition.*).
+DEFINED_TERMS = ("use", "judged", "unknown", "readiness", "hotspot")
+
+
+def definitions(language: str) -> Dict[str, str]:
+    """The report's definitions, in *language*."""
+    return {term: message(f"report.definition.{term}", language) for term in DEFINED_TERMS}
 
 
 @dataclass
@@ -171,8 +172,9 @@ def build_report(
         "tool": {"name": "msport", "version": __version__},
         "generated": generated or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "root": root,
-        "settings": {"target_version": settings.target_version, "backend": settings.backend, "mode": settings.mode, "jit_level": settings.jit_level},
-        "definitions": DEFINITIONS,
+        "settings": {"target_version": settings.target_version, "backend": settings.backend, "mode": settings.mode, "jit_level": settings.jit_level,
+                     "language": settings.language},
+        "definitions": definitions(settings.language),
         "summary": {
             "files_scanned": len(files),
             "files_with_errors": sum(1 for f in files if f.error),
