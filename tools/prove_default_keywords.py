@@ -43,8 +43,10 @@ VERSION, BACKENDS = (2, 10), ("ascend", "cpu")
 EXAMPLES: Dict[str, Dict[str, Tuple[Sequence[str], str, Optional[str], Sequence[str], Optional[str]]]] = {
     "torch.Tensor.amax": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], "")},
     "torch.Tensor.amin": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], "")},
-    "torch.amax": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], "")},
-    "torch.amin": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], "")},
+    "torch.amax": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], ""),
+                   "keepdim": (["x"], "1, keepdim={v}", "1, {v}", ["False", "True"], None)},
+    "torch.amin": {"dim": (["x"], "dim={v}", "{v}", ["()", "1", "-1", "(0, 1)"], ""),
+                   "keepdim": (["x"], "1, keepdim={v}", "1, {v}", ["False", "True"], None)},
     "torch.Tensor.aminmax": {"dim": (["x"], "dim={v}", None, ["0", "1"], "")},
     "torch.aminmax": {"dim": (["x"], "dim={v}", None, ["0", "1"], "")},
     # kernel_size is required by torch: the clause goes only with the stride passed too (a call
@@ -52,6 +54,8 @@ EXAMPLES: Dict[str, Dict[str, Tuple[Sequence[str], str, Optional[str], Sequence[
     "torch.nn.functional.avg_pool1d": {"stride": (["x3"], "2, stride={v}", "2, {v}", ["2", "1"], "2"),
                                        "kernel_size": (["x3"], "kernel_size={v}, stride=2", "{v}, 2", ["2", "3"], None)},
     "torch.nn.functional.avg_pool2d": {"stride": (["x4"], "2, stride={v}", "2, {v}", ["2", "1"], "2"),
+                                       "count_include_pad": (["x4"], "3, 1, 1, count_include_pad={v}", None, ["True", "False"], None),
+                                       "ceil_mode": (["x4"], "3, 2, 1, ceil_mode={v}", None, ["False", "True"], None),
                                        "kernel_size": (["x4"], "kernel_size={v}, stride=2", "{v}, 2", ["2", "3"], None)},
     "torch.nn.functional.avg_pool3d": {"stride": (["x5"], "2, stride={v}", "2, {v}", ["2", "1"], "2"),
                                        "kernel_size": (["x5"], "kernel_size={v}, stride=2", "{v}, 2", ["2", "3"], None)},
@@ -119,7 +123,11 @@ def cases() -> Tuple[List[Dict], Dict[str, Tuple[str, str, str, str]]]:
 
     knowledge = default_knowledge()
     out, meaning = [], {}
-    for torch_name, target, param in noted_triples():
+    # The parameters the clauses name, and the others an example runs (a call passing them is
+    # equivalent only where they were run too).
+    noted = noted_triples()
+    extra = [(t, m, p) for t, m, _ in noted for p in EXAMPLES.get(t, {}) if (t, m, p) not in noted]
+    for torch_name, target, param in sorted(set(noted) | set(extra)):
         # No example: the clause stays (BatchNorm's momentum acts in training only, which the
         # runner's inference does not see, and MindSpore's means the opposite; the runner cannot
         # copy InstanceNorm's weights, MindSpore's layer holds its running statistics too).
