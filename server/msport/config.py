@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .analysis.settings import SettingProblem, Settings
+from .analysis.settings import SettingProblem, Settings, said
 from .knowledge import toml
 from .regular_files import read_regular_file, regular_file_status
 
@@ -38,7 +38,7 @@ def _read_table(path: Path) -> Tuple[Optional[Dict], Optional[SettingProblem]]:
     try:
         status = regular_file_status(path)
     except OSError as exc:
-        return None, SettingProblem(str(path), "pyproject.toml", f"cannot read: {exc.strerror or exc}; msport uses its defaults")
+        return None, SettingProblem.of(str(path), "pyproject.toml", said("settings.pyproject.unreadable", reason=exc.strerror or exc))
     stamp = (status.st_mtime_ns, status.st_size)
     cached = _cache.get(path)
     if cached and cached[0] == stamp:
@@ -49,19 +49,19 @@ def _read_table(path: Path) -> Tuple[Optional[Dict], Optional[SettingProblem]]:
         data = toml.loads(read_regular_file(path, MAX_PYPROJECT_SIZE).decode("utf-8"))
         tool = data.get("tool", {})
         if not isinstance(tool, dict):
-            problem = SettingProblem(str(path), "tool", f"expected a table ([tool]), got {type(tool).__name__}; msport uses its defaults")
+            problem = SettingProblem.of(str(path), "tool", said("settings.pyproject.not_a_table", table="[tool]", kind=type(tool).__name__))
         else:
             table = tool.get("msport")
             if table is not None and not isinstance(table, dict):
-                problem = SettingProblem(str(path), "tool.msport", f"expected a table ([tool.msport]), got {type(table).__name__}; defaults used")
+                problem = SettingProblem.of(str(path), "tool.msport", said("settings.pyproject.not_a_table", table="[tool.msport]", kind=type(table).__name__))
                 table = None
     except toml.TOMLDecodeError as exc:
-        problem = SettingProblem(str(path), "pyproject.toml", f"invalid TOML ({exc}); msport uses its defaults")
+        problem = SettingProblem.of(str(path), "pyproject.toml", said("settings.pyproject.invalid", reason=exc))
     except RecursionError:
-        problem = SettingProblem(str(path), "pyproject.toml", "its arrays or tables are nested too deeply to read; msport uses its defaults")
+        problem = SettingProblem.of(str(path), "pyproject.toml", said("settings.pyproject.too_deep"))
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        problem = SettingProblem(str(path), "pyproject.toml", f"cannot read ({reason}); msport uses its defaults")
+        problem = SettingProblem.of(str(path), "pyproject.toml", said("settings.pyproject.unreadable", reason=reason))
     _cache[path] = (stamp, table, problem)
     return table, problem
 

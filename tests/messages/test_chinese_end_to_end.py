@@ -161,6 +161,28 @@ def test_the_report_speaks_chinese(tmp_path):
     assert "<html lang=\"zh-CN\">" in pages["html"] and "PyTorch 到 MindSpore 迁移报告" in pages["html"]
 
 
+def test_problems_with_settings_speak_chinese(tmp_path):
+    """A pyproject.toml with a misspelt setting, a value msport cannot use and a bad rule code,
+    and `--show-settings`: every line about them is Chinese in zh-CN (the values, setting names
+    and paths are quoted as written)."""
+    (tmp_path / "pyproject.toml").write_text('[tool.msport]\nbackend = "tpu"\ntarget-versoin = "2.9"\nignore = ["XX9"]\nseverity = 3\n')
+    (tmp_path / "model.py").write_text("import torch\n")
+    done = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "model.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("msport: configuration error: ")]
+    assert done.returncode == 2 and len(lines) == 4, done.stderr
+    for line in lines:
+        reason = line.removeprefix("msport: configuration error: ").replace(str(tmp_path), "")
+        assert re.search(r"[\u4e00-\u9fff]", reason) and english_in(reason) == [], reason
+    assert any("是否想写 'target-version'" in line for line in lines), lines
+    shown = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "--show-settings", "model.py"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert shown.returncode == 2 and shown.stdout.splitlines()[0].endswith("（[tool.msport]））"), shown.stdout
+    assert english_in(shown.stdout.replace(str(tmp_path), "")) == [], shown.stdout
+    english = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "en", "--show-settings", "model.py"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert "backend: expected one of ascend, gpu, cpu, got 'tpu'; using 'ascend'" in english.stdout, english.stdout
+
+
 def _without_notes(knowledge, name, card):
     """*card* less the API's own notes (STILL_ENGLISH's MS102), which a card shows as sentences."""
     rule = knowledge.lookup(name)
@@ -232,6 +254,20 @@ async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(c
     card = await _hover(chinese, line, lines[line].index("cat") + 1)
     assert card and "**`torch.cat`** -> " in card and "**等价**" in card, card
     assert english_in(_without_notes(default_knowledge(), "torch.cat", card)) == [], english_in(card)
+
+
+async def test_the_servers_own_notices_are_chinese(chinese: LanguageClient):
+    """A notice that belongs to no finding (an edit the server cannot apply) in the editor's
+    display language."""
+    chinese.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text="import torch\n")))
+    backwards = types.Range(start=types.Position(line=0, character=5), end=types.Position(line=0, character=0))
+    chinese.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(range=backwards, text="x = 1\n")]))
+    shown = await asyncio.wait_for(chinese.wait_for_notification(types.WINDOW_SHOW_MESSAGE), 60)
+    assert shown.message.startswith(f"msport：{URI}：无法应用一处编辑（") and shown.message.endswith("请重新打开该文件以重新同步"), shown.message
+    assert english_in(shown.message.split("（")[0] + shown.message.split("）")[-1]) == [], shown.message
 
 
 def test_the_workspace_scan_summary_in_both_languages():

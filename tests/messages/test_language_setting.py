@@ -45,7 +45,7 @@ def test_the_terminal_locale_is_the_default_and_the_flag_overrides_it():
     flagged = check("--lang", "en", str(EXAMPLES / "resnet_block.py"), env={"LANG": "zh_CN.UTF-8"})
     assert summary(flagged).startswith("Found ")
     shown = check("--show-settings", str(EXAMPLES / "resnet_block.py"), env={"LANG": "zh_CN.UTF-8"})
-    assert 'language = "zh-CN"' in shown.stdout and "# environment (LANG=zh_CN.UTF-8)" in shown.stdout
+    assert 'language = "zh-CN"' in shown.stdout and "# 环境变量（LANG=zh_CN.UTF-8）" in shown.stdout  # shown in the language it sets
 
 
 def test_pyproject_language_and_a_bad_value(tmp_path):

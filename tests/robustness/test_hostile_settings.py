@@ -31,7 +31,7 @@ def project(root: Path, pyproject: str) -> Path:
 
 @pytest.mark.parametrize("pyproject, expected", [
     ("tool = 5\n", "pyproject.toml: tool: expected a table ([tool]), got int; msport uses its defaults"),
-    ("[tool]\nmsport = 5\n", "pyproject.toml: tool.msport: expected a table ([tool.msport]), got int; defaults used"),
+    ("[tool]\nmsport = 5\n", "pyproject.toml: tool.msport: expected a table ([tool.msport]), got int; msport uses its defaults"),
     ("[tool.msport]\nselect = " + "[" * 5000 + "]" * 5000 + "\n",
      "pyproject.toml: pyproject.toml: its arrays or tables are nested too deeply to read; msport uses its defaults"),
     ("[tool.msport]\nselect = " + "[" * 60 + '"MS1"' + "]" * 60 + "\n",
@@ -86,7 +86,7 @@ def test_pyproject_that_is_a_fifo(tmp_path):
     (root / "model.py").write_text(GOOD)
     run = msport("check", str(root))
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert f"{root}/pyproject.toml: pyproject.toml: cannot read: a FIFO (named pipe), not a regular file: msport reads only regular files; msport uses its defaults" in run.stderr
+    assert f"{root}/pyproject.toml: pyproject.toml: cannot read (a FIFO (named pipe), not a regular file: msport reads only regular files); msport uses its defaults" in run.stderr
     assert "MS103" in run.stdout
 
 

@@ -12,6 +12,7 @@ import fnmatch
 import functools
 import json
 import os
+import re
 import reprlib
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -37,15 +38,86 @@ def parse_version(text: str) -> Tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class Said:
+    """A text of the message catalogue (rules/messages/) with its arguments, put into words when
+    it is shown: a setting's problem is found before the language it is shown in is known (the
+    language is a setting too, and the editor's may differ from the terminal's)."""
+
+    key: str
+    arguments: Tuple[Tuple[str, Any], ...] = ()
+
+    def text(self, language: str = "en") -> str:
+        from ..knowledge.messages import listing, message
+
+        def worded(value: Any) -> Any:  # a tuple is a run-in list ("a, b" / "a，b")
+            return value.text(language) if isinstance(value, Said) else listing(value, language) if isinstance(value, tuple) else value
+
+        return message(self.key, language, **{k: worded(v) for k, v in self.arguments})
+
+
+def said(key: str, **arguments: Any) -> Said:
+    return Said(key, tuple(arguments.items()))
+
+
+class SettingError(ValueError):
+    """A value a validator cannot use; its text is in the catalogue."""
+
+    def __init__(self, key: str, **arguments: Any) -> None:
+        self.said = said(key, **arguments)
+        super().__init__(self.said.text())
+
+
+#: Where a setting was set, as msport records it (in English: the editor's "effective settings"
+#: view and the tests read it), and its catalogue text for a reader of another language. File
+#: paths are shown as they are.
+_ORIGINS = {"default": "settings.origin.default", "command line": "settings.origin.command_line",
+            "editor settings (msport.*)": "settings.origin.editor"}
+_ORIGIN_FORMS = ((re.compile(r"environment \((.*)\)"), "settings.origin.environment", "variable"),
+                 (re.compile(r"editor display language \((.*)\)"), "settings.origin.display_language", "locale"))
+
+
+def origin_text(origin: str, language: str = "en") -> str:
+    """*origin* in *language*."""
+    if language == "en":
+        return origin
+    if origin in _ORIGINS:
+        return said(_ORIGINS[origin]).text(language)
+    for form, key, argument in _ORIGIN_FORMS:
+        match = form.fullmatch(origin)
+        if match:
+            return said(key, **{argument: match.group(1)}).text(language)
+    return origin
+
+
+@dataclass(frozen=True)
 class SettingProblem:
     origin: str  # a file path, "editor settings", "command line"
     key: str
-    message: str
+    message: str  # in English; ``said`` holds it for every language
     fallback: str = ""  # what msport uses instead
+    said: Optional[Said] = None
+    fallback_said: Optional[Said] = None
+
+    @classmethod
+    def of(cls, origin: str, key: str, reason: Said, fallback: Any = "") -> "SettingProblem":
+        """A problem whose reason (and fallback, when it is a text rather than a value) are
+        catalogue texts."""
+        if isinstance(fallback, Said):
+            return cls(origin, key, reason.text(), fallback.text(), reason, fallback)
+        return cls(origin, key, reason.text(), fallback, reason)
+
+    def reason(self, language: str = "en") -> str:
+        return self.said.text(language) if self.said else self.message
+
+    def text(self, language: str = "en") -> str:
+        from ..knowledge.messages import message
+
+        fallback = self.fallback_said.text(language) if self.fallback_said else self.fallback
+        where = dict(origin=origin_text(self.origin, language), setting=self.key, reason=self.reason(language))
+        return message("settings.problem_fallback", language, fallback=fallback, **where) if fallback else message("settings.problem", language, **where)
 
     def __str__(self) -> str:
-        used = f"; using {self.fallback}" if self.fallback else ""
-        return f"{self.origin}: {self.key}: {self.message}{used}"
+        return self.text()
 
 
 @dataclass(frozen=True)
@@ -123,25 +195,25 @@ class Settings:
         changes: Dict[str, Any] = {}
         problems: List[SettingProblem] = list(self.problems)
         if not isinstance(values, Mapping):
-            problems.append(SettingProblem(origin, "msport", f"expected a table of settings, got {type(values).__name__}", "the defaults"))
+            problems.append(SettingProblem.of(origin, "msport", said("settings.not_a_table", kind=type(values).__name__), said("settings.fallback.defaults")))
             return replace(self, problems=tuple(problems))
         for raw_key, value in values.items():
             key = _canonical_key(raw_key)
             spec = _KEYS.get(key)
             if spec is None:
-                close = _closest(key)
-                hint = f" (did you mean '{close}'?)" if close else ""
-                problems.append(SettingProblem(origin, raw_key, f"unknown setting{hint}; known settings: {', '.join(sorted(_KEYS))}", "nothing (ignored)"))
+                close, known_keys = _closest(key), tuple(sorted(_KEYS))
+                reason = said("settings.unknown_close", close=close, known=known_keys) if close else said("settings.unknown", known=known_keys)
+                problems.append(SettingProblem.of(origin, raw_key, reason, said("settings.fallback.ignored")))
                 continue
             attr, validator = spec
             try:
                 changes[attr] = validator(value, known)
                 if attr == "extend_rules" and base_dir:
                     changes[attr] = tuple(os.path.join(base_dir, p) for p in changes[attr])
-            except ValueError as exc:
-                problems.append(SettingProblem(origin, raw_key, str(exc), _describe(getattr(self, attr))))
-            except (RecursionError, TypeError, OverflowError):  # a value no validator foresaw: never a traceback
-                problems.append(SettingProblem(origin, raw_key, f"cannot use {_shown(value)}", _describe(getattr(self, attr))))
+            except SettingError as exc:
+                problems.append(SettingProblem.of(origin, raw_key, exc.said, _describe(getattr(self, attr))))
+            except (ValueError, RecursionError, TypeError, OverflowError):  # a value no validator foresaw: never a traceback
+                problems.append(SettingProblem.of(origin, raw_key, said("settings.cannot_use", value=_shown(value)), _describe(getattr(self, attr))))
         if base_dir and not self.project_root:
             changes["project_root"] = os.path.abspath(base_dir)
         set_keys = {_canonical_key(k) for k in values if _KEYS.get(_canonical_key(k), ("",))[0] in changes}
@@ -209,13 +281,13 @@ def _shown(value: Any) -> str:
     return _QUOTE.repr(value)
 
 
-# -- validators: each returns the typed value or raises ValueError with the expectation ----
+# -- validators: each returns the typed value or raises SettingError with the expectation ---
 
 def _one_of(choices: Tuple[str, ...], *, fold=str.lower):
     def check(value: Any, _known) -> str:
         if isinstance(value, str) and fold(value.strip()) in [fold(c) for c in choices]:
             return next(c for c in choices if fold(c) == fold(value.strip()))
-        raise ValueError(f"expected one of {', '.join(choices)}, got {_shown(value)}")
+        raise SettingError("settings.one_of", choices=tuple(choices), value=_shown(value))
     return check
 
 
@@ -227,7 +299,7 @@ def _version(value: Any, _known) -> str:
         major = minor = None
     name = f"{major}.{minor}"
     if name not in SUPPORTED_VERSIONS:
-        raise ValueError(f"expected a MindSpore version from {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]} (e.g. \"2.10\"), got {_shown(value)}")
+        raise SettingError("settings.version", first=SUPPORTED_VERSIONS[0], last=SUPPORTED_VERSIONS[-1], value=_shown(value))
     return name
 
 
@@ -235,18 +307,18 @@ def _codes(value: Any, known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [v for v in value.replace(" ", ",").split(",") if v]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"expected a list of rule codes such as [\"MS101\", \"MS2\"], got {_shown(value)}")
+        raise SettingError("settings.codes", value=_shown(value))
     codes = tuple(v.strip().upper() for v in value)
     if known:
         unknown = [c for c in codes if c != "ALL" and not any(k.startswith(c) for k in known)]
         if unknown:
-            raise ValueError(f"unknown rule code(s) {', '.join(unknown)}; run 'msport rules' for the list")
+            raise SettingError("settings.unknown_codes", codes=tuple(unknown))
     return codes
 
 
 def _severity_map(value: Any, known) -> Tuple[Tuple[str, Severity], ...]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"expected a table of code = severity, e.g. {{ MS103 = \"hint\" }}, got {_shown(value)}")
+        raise SettingError("settings.severity_table", value=_shown(value))
     result = []
     for code, sev in value.items():
         _codes([code], known)
@@ -255,13 +327,13 @@ def _severity_map(value: Any, known) -> Tuple[Tuple[str, Severity], ...]:
                 raise ValueError(sev)
             result.append((str(code).upper(), Severity(sev.lower())))
         except ValueError:
-            raise ValueError(f"severity of {code} must be one of error, warning, info, hint; got {_shown(sev)}") from None
+            raise SettingError("settings.severity_value", code=code, value=_shown(sev)) from None
     return tuple(sorted(result))
 
 
 def _per_file(value: Any, known) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"expected a table of glob = [codes], e.g. {{ \"tests/*\" = [\"MS2\"] }}, got {_shown(value)}")
+        raise SettingError("settings.per_file", value=_shown(value))
     return tuple(sorted((str(k), _codes(v, known)) for k, v in value.items()))
 
 
@@ -269,13 +341,13 @@ def _globs(value: Any, _known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"expected a list of glob patterns, got {_shown(value)}")
+        raise SettingError("settings.globs", value=_shown(value))
     return tuple(value)
 
 
 def _positive_number(value: Any, _known) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError(f"expected a positive number of seconds, got {_shown(value)}")
+        raise SettingError("settings.seconds", value=_shown(value))
     return float(value)
 
 
@@ -283,7 +355,7 @@ def _rule_files(value: Any, _known) -> Tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValueError(f"expected a list of paths to TOML rule files (the format of msport's rules/api/*.toml), got {_shown(value)}")
+        raise SettingError("settings.rule_files", value=_shown(value))
     return tuple(os.path.expanduser(v.strip()) for v in value)
 
 
@@ -303,7 +375,7 @@ def _size(value: Any, _known) -> int:
         except ValueError:
             size = None
     if size is None or size <= 0:
-        raise ValueError(f"expected a size in bytes, or a string such as \"10 MB\" or \"512 kB\", got {_shown(value)}")
+        raise SettingError("settings.size", value=_shown(value))
     return size
 
 
@@ -313,12 +385,12 @@ def _language(value: Any, _known) -> str:
     primary = value.strip().replace("_", "-").split("-")[0].lower() if isinstance(value, str) else ""
     if primary in ("en", "zh"):
         return language_of(value)
-    raise ValueError(f"expected one of {', '.join(LANGUAGES)}, got {value!r}")
+    raise SettingError("settings.one_of", choices=tuple(LANGUAGES), value=_shown(value))
 
 
 def _positive_int(value: Any, _known) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"expected a positive integer, got {_shown(value)}")
+        raise SettingError("settings.positive_int", value=_shown(value))
     return value
 
 

@@ -23,7 +23,7 @@ def explain(name: str, flags: Dict[str, str]) -> int:
     settings = environment_settings().merged(flags, "command line", knowledge.codes)
     if settings.problems:
         for problem in settings.problems:
-            print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
+            print(f"msport: error: {flag_of(problem.key)}: {problem.reason(settings.language)}", file=sys.stderr)
         return 2
     if name.upper() in knowledge.codes:
         print(code_card(knowledge.codes[name.upper()], settings.language))

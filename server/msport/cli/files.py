@@ -27,7 +27,7 @@ from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
 from ..regular_files import FileTooLarge, kind_of, read_regular_file
-from ..knowledge.messages import language_of
+from ..knowledge.messages import language_of, message
 
 #: Directories no one wants checked.
 SKIPPED_DIRS = frozenset({
@@ -166,7 +166,7 @@ def command_line_settings(paths: Sequence[Path], flags: Dict[str, str], known) -
     flag's value is wrong or a path does not exist (exit status 2)."""
     settings = environment_settings().merged(flags, "command line", known)
     for problem in settings.problems:
-        print(f"msport: error: {flag_of(problem.key)}: {problem.message}", file=sys.stderr)
+        print(f"msport: error: {flag_of(problem.key)}: {problem.reason(settings.language)}", file=sys.stderr)
     missing = [display_name(p) for p in paths if not os.path.lexists(p)]
     if missing and not settings.problems:
         print(f"msport: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
@@ -187,11 +187,12 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
             settings = settings.merged(flags, "command line", known)
         # The user's rule files are read here, once per set, before any worker starts.
         rule_problems = knowledge_for(settings.extend_rules).problems if settings.extend_rules else ()
-        messages = [str(p) for p in settings.problems] + [f"rule file {p} (setting extend-rules; msport's bundled rules apply where it could not be used)" for p in rule_problems]
-        for message in messages:
-            if message not in reported:
-                reported.add(message)
-                print(f"msport: configuration error: {message}", file=sys.stderr)
+        texts = [p.text(settings.language) for p in settings.problems]
+        texts += [message("settings.rule_file_problem", settings.language, problem=p) for p in rule_problems]
+        for text in texts:
+            if text not in reported:
+                reported.add(text)
+                print(f"msport: configuration error: {text}", file=sys.stderr)
         return settings
 
     listing = python_files(list(paths), excluded=lambda directory: governing(directory).is_excluded(str(directory)))
@@ -200,9 +201,10 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
     for path in listing.files:
         settings = governing(path)
         for notice in setting_notices(settings):
-            if str(notice) not in noticed:  # a warning: it does not change the exit status
-                noticed.add(str(notice))
-                print(f"msport: warning: {notice}", file=sys.stderr)
+            text = notice.text(settings.language)
+            if text not in noticed:  # a warning: it does not change the exit status
+                noticed.add(text)
+                print(f"msport: warning: {text}", file=sys.stderr)
         if not settings.is_excluded(str(path)):
             files.append((path, settings))
     return files, bool(reported) or unlisted

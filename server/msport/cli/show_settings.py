@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Dict, Sequence
 
 from ..analysis.setting_notices import setting_notices
+from ..analysis.settings import origin_text
 from ..config import settings_for
+from ..knowledge.messages import message
 from .files import environment_settings
 
 
@@ -19,15 +21,16 @@ def show_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> int:
         settings, pyproject = settings_for(path.resolve(), environment_settings(), known_codes=known)
         if flags:
             settings = settings.merged(flags, "command line", known)
-        where = f"{pyproject} ([tool.msport])" if pyproject else "no pyproject.toml above it: msport's defaults"
-        print(("\n" if index else "") + f"Settings for {path} (configuration: {where})")
+        language = settings.language
+        where = message("settings.show.pyproject", language, path=pyproject) if pyproject else message("settings.show.no_pyproject", language)
+        print(("\n" if index else "") + message("settings.show.header", language, path=path, where=where))
         rows = settings.described()
         width = max(len(f"{key} = {value}") for key, value, _ in rows)
         for key, value, origin in rows:
-            print(f"  {f'{key} = {value}':<{width}}  # {origin}")
+            print(f"  {f'{key} = {value}':<{width}}  # {origin_text(origin, language)}")
         for problem in settings.problems:
             problems = True
-            print(f"  problem: {problem}")
+            print("  " + message("settings.show.problem", language, problem=problem.text(language)))
         for notice in setting_notices(settings):
-            print(f"  warning: {notice}")
+            print("  " + message("settings.show.warning", language, problem=notice.text(language)))
     return 2 if problems else 0

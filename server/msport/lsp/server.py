@@ -47,6 +47,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("msport")
 
 
+def _message(key: str, language: str, **arguments: Any) -> str:
+    """A catalogue text; the catalogue is imported when a notice is first shown, not at start-up."""
+    from ..knowledge.messages import message
+
+    return message(key, language, **arguments)
+
+
 #: Seconds without an edit after which what an edit's analysis left unchecked is checked.
 COMPLETE_AFTER = 0.5
 #: How many documents being typed in keep their diagnostics for the next keystroke to reuse.
@@ -117,7 +124,7 @@ class MsportServer(LanguageServer):
             return
         log.error("server error (%s): %r", getattr(source, "__name__", source), error)
         if source is not FeatureRequestError:
-            self._show_once(f"internal error: {error!r}; see the msport output for details", types.MessageType.Error)
+            self._show_once(_message("lsp.internal_error", self.language(), error=repr(error)), types.MessageType.Error)
 
     def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
         """Serve on stdin/stdout: a pipe is read by the event loop (see stdio.py), anything else
@@ -201,7 +208,7 @@ class MsportServer(LanguageServer):
         analyzer = self.analyzers.for_settings(settings)
         if analyzer is not self.analyzer:
             for problem in analyzer.knowledge.problems:
-                self._show_once(f"rule file {problem} (setting extend-rules; msport's bundled rules apply where it could not be used)", types.MessageType.Warning)
+                self._show_once(_message("settings.rule_file_problem", settings.language, problem=problem), types.MessageType.Warning, settings.language)
         return analyzer
 
     @property
@@ -254,7 +261,7 @@ class MsportServer(LanguageServer):
             # Relative paths in editor settings (extendRules) are the workspace folder's.
             settings = settings.merged(editor_values(self.editor_settings), "editor settings (msport.*)", known, base_dir=self.workspace.root_path)
         for problem in (*settings.problems, *setting_notices(settings)):
-            self._show_once(str(problem), types.MessageType.Warning)
+            self._show_once(problem.text(settings.language), types.MessageType.Warning, settings.language)
         return settings
 
     def base_settings(self) -> Settings:
@@ -267,21 +274,32 @@ class MsportServer(LanguageServer):
             return Settings()
         return Settings().merged({"language": language}, f"editor display language ({self.locale})")
 
-    def _show_once(self, message: str, kind: types.MessageType) -> None:
-        """Log and show *message*, the first time only; callable from any thread (the analysis
-        thread reports the user's rule files), the messages go out on the event loop's."""
-        if message in self._shown:
+    def language(self) -> str:
+        """The language of the server's own notices, which belong to no document: the editor's
+        msport.language, else its display language."""
+        from ..analysis.settings import editor_values
+
+        settings = self.base_settings()
+        chosen = {k: v for k, v in editor_values(self.editor_settings or {}).items() if k == "language"}
+        return settings.merged(chosen, "editor settings (msport.*)").language if chosen else settings.language
+
+    def _show_once(self, text: str, kind: types.MessageType, language: Optional[str] = None) -> None:
+        """Log and show *text* (in *language*, else the server's), the first time only; callable
+        from any thread (the analysis thread reports the user's rule files), the messages go out
+        on the event loop's."""
+        if text in self._shown:
             return
-        self._shown.add(message)
+        self._shown.add(text)
+        notice = _message("lsp.notice", language or self.language(), text=text)
         loop = self._loop
         if loop is not None and threading.get_ident() != self._loop_thread:
-            loop.call_soon_threadsafe(self._send_shown, message, kind)
+            loop.call_soon_threadsafe(self._send_shown, notice, kind)
         else:
-            self._send_shown(message, kind)
+            self._send_shown(notice, kind)
 
-    def _send_shown(self, message: str, kind: types.MessageType) -> None:
-        self.window_log_message(types.LogMessageParams(type=kind, message=f"msport: {message}"))
-        self.window_show_message(types.ShowMessageParams(type=kind, message=f"msport: {message}"))
+    def _send_shown(self, notice: str, kind: types.MessageType) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=notice))
+        self.window_show_message(types.ShowMessageParams(type=kind, message=notice))
 
     # -- analysis --------------------------------------------------------------------
     async def current(self, uri: str, complete: bool = False) -> Optional[Analysis]:
@@ -319,7 +337,7 @@ class MsportServer(LanguageServer):
             return analyzer.analyze(text, settings, path, facts, edit=edit, stop=stop), analyzer.knowledge
         except Exception as exc:  # a bug in a check must not take the server down
             log.exception("analysis failed for %s", path)
-            self._show_once(f"internal error while checking {path}: {exc!r}; please report it", types.MessageType.Error)
+            self._show_once(_message("lsp.check_failed", settings.language, path=path, error=repr(exc)), types.MessageType.Error, settings.language)
             return None
 
     async def _finish(self, uri: str, key, version: Optional[int], settings: Settings, future) -> Optional[Analysis]:
@@ -523,7 +541,7 @@ async def initialized(ls: MsportServer, params: types.InitializedParams) -> None
 
     await loop.run_in_executor(ls._executor, lambda: (preload(), ls.analyzer))
     for problem in ls.analyzer.knowledge.problems:
-        ls._show_once(f"rule data: {problem}", types.MessageType.Error)
+        ls._show_once(_message("lsp.rule_data", ls.language(), problem=problem), types.MessageType.Error)
     # The rules are ~10^5 objects that live as long as the server: out of the collector's
     # reach, a full collection during an edit takes ~5 ms instead of ~45 ms on 7,000 lines; and
     # young collections spaced out as in the CLI (an open of 50,000 lines: 5.0 -> 4.1 s CPU).
@@ -581,7 +599,7 @@ def did_change(ls: MsportServer, params: types.DidChangeTextDocumentParams) -> N
         log.warning("didChange for a document never opened: %s", uri)
         return
     except EditOutOfRange as exc:
-        ls._show_once(f"{uri}: an edit could not be applied ({exc}); reopen the file to resynchronise", types.MessageType.Error)
+        ls._show_once(_message("lsp.edit_failed", ls.language(), uri=uri, error=exc), types.MessageType.Error)
         return
     ls.edited(uri)
     ls.schedule(uri)
