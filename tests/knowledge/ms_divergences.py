@@ -59,6 +59,24 @@ conv_pad = nn.Conv2d(3, 4, 3, pad_mode="pad", padding=0, has_bias=True)
 record("conv_pad_shape", list(conv_pad(x["image"]).shape))
 record("maxpool_shape", list(nn.MaxPool2d(2)(x["image"]).shape))
 record("maxpool_stride_shape", list(nn.MaxPool2d(2, stride=2)(x["image"]).shape))
+
+
+def trained_mean(layer):
+    """The running mean after one training step on the cube (N=2, C=3, L=4)."""
+    layer.set_train(True)
+    layer(x["cube"])
+    return layer.moving_mean
+
+
+def inferred(layer):
+    layer.set_train(False)
+    return layer(x["cube"])
+
+
+record("bn1d_default_mean", trained_mean(nn.BatchNorm1d(3)))
+record("bn1d_m01_mean", trained_mean(nn.BatchNorm1d(3, momentum=0.1)))
+record("bn1d_batch_stats_eval", inferred(nn.BatchNorm1d(3, use_batch_statistics=True)))
+record("bn1d_default_eval", inferred(nn.BatchNorm1d(3)))
 record("meshgrid_shape", list(ops.meshgrid(x["axis3"], x["axis5"])[0].shape))
 record("meshgrid_ij_shape", list(ops.meshgrid(x["axis3"], x["axis5"], indexing="ij")[0].shape))
 svd = ops.svd(x["matrix"])

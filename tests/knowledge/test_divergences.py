@@ -120,6 +120,20 @@ def test_maxpool2d_stride_defaults_to_one(ms):
     assert "stride=kernel_size" in note("torch.nn.MaxPool2d", "mindspore.nn.MaxPool2d")
 
 
+@pytest.mark.parametrize("name", ["torch.nn.BatchNorm1d", "torch.nn.BatchNorm3d"])
+def test_batchnorm_momentum_is_the_complement_and_batch_statistics_replace_track_running_stats(ms, name):
+    layer = torch.nn.BatchNorm1d(3).train()
+    layer(t("cube"))
+    # The defaults (0.1 in PyTorch, 0.9 in MindSpore) give the same running mean; 0.1 in MindSpore does not.
+    assert np.allclose(layer.running_mean.numpy(), ms["bn1d_default_mean"], atol=1e-6)
+    assert not np.allclose(layer.running_mean.numpy(), ms["bn1d_m01_mean"], atol=1e-3)
+    batch_only = torch.nn.BatchNorm1d(3, track_running_stats=False).eval()(t("cube")).detach().numpy()
+    assert np.allclose(batch_only, ms["bn1d_batch_stats_eval"], atol=1e-5)
+    assert not np.allclose(batch_only, ms["bn1d_default_eval"], atol=1e-2)
+    text = note(name, name.replace("torch.", "mindspore."))
+    assert "momentum=1 - m" in text and "use_batch_statistics=True" in text
+
+
 def test_meshgrid_indexing(ms):
     grid = torch.meshgrid(t("axis3"), t("axis5"), indexing="ij")[0]
     assert list(grid.shape) == [3, 5]

@@ -58,6 +58,8 @@ CATALOGUE = "messages/"
 #: Rule files that hold no text a person reads (facts, proofs, snapshots of the packages).
 NO_TEXT = {
     "proven_callforms.toml": "which call shapes the prover ran",
+    "proven_defaults.toml": "which parameters the prover ran passed explicitly",
+    "default_clauses.toml": "patterns that read the rules' notes (its sentences are in callforms.toml)",
     "proven_renames.toml": "which renames the prover ran",
     "tensors.toml": "what makes an expression a tensor",
     "snapshots/": "the packages' own lists",

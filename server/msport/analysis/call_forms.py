@@ -188,6 +188,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     node = (bound.keywords.get(keyword) if form.generic else bound.get(keyword)) if keyword else None
     if keyword and node is None:
         return None
+    # A form that renames its keyword is about the name: a value passed by position has none
+    # (x.amax(1) runs as written on MindSpore 2.10 where x.amax(dim=1) raises, measured).
+    if keyword and keyword not in bound.keywords and _renames_keyword(form, keyword):
+        return None
     absent = form.condition("absent")
     # one parameter, or a list of them that must all be absent
     if absent and (bound.opaque or any(bound.get(p) is not None for p in ([absent] if isinstance(absent, str) else absent))):
@@ -252,6 +256,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         if first is None or site.dtype_of(first) != dtype:
             return None
     return Matched(form, keyword, None)
+
+
+def _renames_keyword(form: CallForm, keyword: str) -> bool:
+    return any(r.op == "rule_rename" or (r.op == "rename" and r.args and r.args[0] == keyword) for r in form.rewrites)
 
 
 def judge_call(call: ast.Call, forms: Sequence[CallForm], signature: Signature, site: Site,

@@ -43,7 +43,8 @@ SHAPES = ("positional", "keyword", "shuffled", "defaults", "variables")
 #: The templates every finding and fix title of MS101-MS103 is written from.
 MESSAGES = ("equivalent", "equivalent_note", "divergent", "divergent_measured", "missing", "missing_elsewhere",
             "call", "call_divergent", "call_divergent_api", "call_equivalent", "call_rewritten", "fix_rename", "fix_rewrite", "reason_version",
-            "reason_form_unproven", "where")
+            "reason_form_unproven", "where", "defaults_passed", "defaults_agree", "defaults_differ", "defaults_unrun",
+            "defaults_differ_pass")
 #: Why-unsafe clauses shared with the other fixes are in the message catalogue (rules/messages/fixes.toml).
 _TEXT_FIELDS = ("message", "title", "unsafe")
 _FORM_FIELDS = ("id", "torch", "targets", "when", "verdict", "rewrite", "example", *with_translations(_TEXT_FIELDS))
