@@ -74,9 +74,12 @@ def test_pooling_given_its_stride_is_equivalent_and_without_it_is_divergent():
 
 
 def test_an_unproven_parameter_keeps_its_clause():
-    # BatchNorm's momentum means the opposite in MindSpore: passing it does not settle it.
-    finding = only("bn = nn.BatchNorm1d(8, momentum=0.1)\n", "torch.nn.BatchNorm1d")
-    assert finding.code == "MS102" and "momentum" in finding.message and "passes" not in finding.message
+    # BatchNorm's momentum means the opposite in MindSpore: passing it does not settle it. A
+    # literal value is rewritten as 1 - value by a proven call form (MS103); a variable is not.
+    finding = only("m = 0.1\nbn = nn.BatchNorm1d(8, momentum=m)\n", "torch.nn.BatchNorm1d")
+    assert finding.code == "MS102" and "momentum=1 - m" in finding.message and "passes" not in finding.message
+    literal = only("bn = nn.BatchNorm1d(8, momentum=0.1)\n", "torch.nn.BatchNorm1d")
+    assert literal.code == "MS103" and "1 - 0.1" in literal.message
 
 
 def test_a_keyword_rename_form_does_not_fire_on_a_positional_value():
