@@ -1,7 +1,7 @@
 """A pooled image encoder (a test model of msport), written for PyTorch with the idioms the port's
 evaluation models were finished by hand for: the base initialiser called by name, activation
 classes handed on as default arguments, an SPPF-style pyramid that extends a list with a generator
-reading it, an embedding with a padding row, reductions read through .values/.indices, F.normalize and log_softmax."""
+reading it, a batch norm without affine parameters, an embedding with a padding row, reductions read through .values/.indices, F.normalize and log_softmax."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -11,10 +11,11 @@ class ConvAct(nn.Module):
     def __init__(self, c_in, c_out, activation=nn.LeakyReLU):
         nn.Module.__init__(self)
         self.conv = nn.Conv2d(c_in, c_out, 3, padding=1)
+        self.norm = nn.BatchNorm2d(c_out, affine=False)
         self.act = activation()
 
     def forward(self, x):
-        return self.act(self.conv(x))
+        return self.act(self.norm(self.conv(x)))
 
 
 class Pyramid(nn.Module):
