@@ -81,7 +81,25 @@ def runs(ported):
         {"id": "check", "cwd": folder, "argv": ["port-check", "port.py", "--reference", "reference.py", "--class", "Encoder",
                                                 "--input", "2,3,8,8", "--input", "2,5:int64:20", "--format", "json"]},
         {"id": "convert", "cwd": folder, "prepare": save, "argv": ["convert-weights", "port.py", "encoder.pth", "-o", "encoder.ckpt"]},
+        {"id": "normalize", "cwd": folder, "prepare": NORMALIZE},
     ])
+
+
+#: The F.normalize helper the fix adds (as written into the port) against torch, for every order
+#: of norm and axis a call can pass: the fix is safe for any p, so every kind of p is run.
+NORMALIZE = """import sys, numpy as np, torch, mindspore as ms
+sys.path.insert(0, '.')
+from port import functional_normalize
+x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+x[0, 0] = 0.0  # a zero vector: eps decides
+worst = 0.0
+for p in (1, 2, 3, 0.5, float('inf')):
+    for dim in (0, 1, -1):
+        want = torch.nn.functional.normalize(torch.tensor(x), p=p, dim=dim).numpy()
+        got = functional_normalize(ms.Tensor(x), p=p, dim=dim).asnumpy()
+        worst = max(worst, float(np.abs(want - got).max()))
+print('max difference', worst)
+"""
 
 
 def test_fix_all_leaves_no_finding_and_no_torch(ported):
@@ -119,6 +137,13 @@ def test_the_checkpoint_converts_without_a_hand_written_map(runs, ported):
     # BatchNorm2d(affine=False): MindSpore builds gamma and beta frozen at 1 and 0 (kornia's HardNet).
     assert "stem.norm.gamma: kept at its initial value" in result["stdout"] + result["stderr"], result
     assert (ported[0] / "encoder.ckpt").is_file()
+
+
+def test_the_normalize_helper_equals_torch_for_every_p(runs):
+    result = runs["normalize"]
+    assert result["status"] == 0, result
+    worst = float(result["stdout"].split("max difference")[1])
+    assert worst <= 1e-5, result["stdout"]
 
 
 CELL = """import mindspore as ms
