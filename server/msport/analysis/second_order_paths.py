@@ -586,13 +586,13 @@ class GradientCallFinder(ScopeVisitor):
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
-        if flag is None and len(node.args) > create.position:
+        if flag is None and 0 <= create.position < len(node.args):
             flag = node.args[create.position]
         outputs = node.func.value if create.outputs < 0 and isinstance(node.func, ast.Attribute) else _argument(node, create.outputs, "outputs")
         if outputs is None:
             outputs = _argument(node, create.outputs, "tensors")
-        second = flag is not None and not (isinstance(flag, ast.Constant) and not flag.value)
-        condition = None if flag is None or isinstance(flag, ast.Constant) else source_text(flag)
+        second = create.always or (flag is not None and not (isinstance(flag, ast.Constant) and not flag.value))
+        condition = None if create.always or flag is None or isinstance(flag, ast.Constant) else source_text(flag)
         inputs = _argument(node, create.inputs, "inputs") if create.inputs is not None else None
         path = backward_slice(self._function[1] if self._function else None, outputs, inputs, node) if outputs is not None else []
         # A differentiated output that arrives as a parameter was computed by the callers.
