@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .analysis.settings import SettingProblem, Settings, said
+from .analysis.settings import SettingProblem, Settings
+from .said import said
 from .knowledge import toml
 from .regular_files import read_regular_file, regular_file_status
 

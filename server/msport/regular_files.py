@@ -22,6 +22,8 @@ import stat
 from pathlib import Path
 from typing import Union
 
+from .said import Said, said
+
 PathLike = Union[str, Path]
 
 #: Opened without blocking (a FIFO), without becoming the controlling terminal (a tty), and
@@ -31,7 +33,12 @@ _READ_SIZE = 1 << 20
 
 
 class SkippedFile(OSError):
-    """A path msport does not read: not a regular file, or larger than the limit."""
+    """A path msport does not read: not a regular file, or larger than the limit. ``strerror``
+    is the English text; ``said`` words it in the reader's language."""
+
+    def __init__(self, number: int, said: Said, path: PathLike):
+        super().__init__(number, said.text(), str(path))
+        self.said = said
 
 
 class NotRegularFile(SkippedFile):
@@ -40,28 +47,33 @@ class NotRegularFile(SkippedFile):
 
 class FileTooLarge(SkippedFile):
     def __init__(self, path: PathLike, size: int, limit: int, setting: str):
-        where = f" (setting {setting})" if setting else ""
-        super().__init__(errno.EFBIG, f"it is {describe_size(size)}, over the limit of {describe_size(limit)}{where}", str(path))
+        sizes = {"size": describe_size(size), "limit": describe_size(limit)}
+        why = said("files.too_large_setting", setting=setting, **sizes) if setting else said("files.too_large", **sizes)
+        super().__init__(errno.EFBIG, why, path)
         self.size, self.limit = size, limit
 
 
-def kind_of(mode: int) -> str:
+def kind_of(mode: int) -> Said:
     """What a non-regular file is, in words."""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    return "not a regular file"
+    for test, key in ((stat.S_ISFIFO, "files.kind.fifo"), (stat.S_ISCHR, "files.kind.character_device"),
+                      (stat.S_ISBLK, "files.kind.block_device"), (stat.S_ISSOCK, "files.kind.socket"),
+                      (stat.S_ISDIR, "files.kind.directory")):
+        if test(mode):
+            return said(key)
+    return said("files.kind.special")
+
+
+def not_regular_reason(mode: int) -> Said:
+    return said("files.not_regular", kind=kind_of(mode))
 
 
 def not_regular(path: PathLike, mode: int) -> NotRegularFile:
-    return NotRegularFile(errno.EINVAL, f"{kind_of(mode)}, not a regular file: msport reads only regular files", str(path))
+    return NotRegularFile(errno.EINVAL, not_regular_reason(mode), path)
+
+
+def os_reason(exc: OSError) -> Said:
+    """Why *exc* happened: msport's own words for a skipped file, else the system's text."""
+    return exc.said if isinstance(exc, SkippedFile) else said("files.cannot_read", reason=exc.strerror or exc)
 
 
 def describe_size(size: int) -> str:

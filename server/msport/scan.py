@@ -14,7 +14,9 @@ from .analysis.project.summary import NO_PROJECT, ProjectFacts
 from .analysis.settings import Settings
 from .analysis.findings import Finding
 from .cli.files import Listing, not_read_finding, python_files, read_source
-from .regular_files import FileTooLarge
+from .knowledge.messages import message
+from .regular_files import FileTooLarge, os_reason
+from .said import Said
 
 log = logging.getLogger("msport")
 
@@ -26,7 +28,7 @@ class ScannedFile:
     settings: Settings
     result: Optional[AnalysisResult] = None
     error: Optional[str] = None  # why the file has no result
-    note: str = ""  # e.g. undecodable bytes were replaced
+    note: Optional[Said] = None  # e.g. undecodable bytes were replaced
     #: The MS002 finding of a file too large to read (setting max-file-size); it has no result.
     not_read: Optional[Finding] = None
 
@@ -42,16 +44,16 @@ def scan_file(analyzer: Analyzer, path: Path, display: str, settings: Settings, 
     try:
         source = read_source(path, settings.max_file_size)
     except FileTooLarge as exc:
-        scanned.not_read = not_read_finding(exc)
-        scanned.error = f"not checked: {exc.strerror}"
+        scanned.not_read = not_read_finding(exc, settings.language)
+        scanned.error = message("files.not_checked", settings.language, why=exc.said.text(settings.language))
         return scanned
     except OSError as exc:
-        scanned.error = f"cannot read: {exc.strerror or exc}"
+        scanned.error = os_reason(exc).text(settings.language)
         return scanned
     scanned.note = source.note
     try:
         scanned.result = analyzer.analyze(source.text, settings, display, project)
     except Exception as exc:  # a bug in a check must cost one file, not the scan
         log.exception("analysis failed for %s", display)
-        scanned.error = f"internal error while checking it ({exc!r}); please report it"
+        scanned.error = message("files.internal_error", settings.language, error=repr(exc))
     return scanned

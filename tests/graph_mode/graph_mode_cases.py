@@ -474,6 +474,19 @@ def f(x):
     order.append(4)
     return x * order[0] * len(order)
 """),
+    case("extend-reads-itself", True, """
+def f(x):
+    y = [x]
+    y.extend(y[-1] * 2 for _ in range(3))
+    return y[-1]
+""", fixed=True),
+    case("extend-reads-itself", False, """
+def f(x):
+    y = [x]
+    y.extend([y[-1] * 2 for _ in range(3)])
+    y.extend(x * k for k in range(3))
+    return y[-1] + y[1]
+"""),
     case("dict-pop", True, """
 def f(x):
     sizes = {"a": 1, "b": 2}

@@ -12,9 +12,9 @@ from msport.knowledge.messages import CHINESE, ENGLISH, LANGUAGES, default_catal
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "server" / "msport").rglob("*.py"))
 #: A catalogue key written in the code: message("cli.summary.clean", ...), "unsafe.mask_shape".
-KEY = re.compile(r"""["']((?:action|api|card|cli|count|list|lsp|mcp|report|settings|unchecked|unsafe)\.[a-z_.]+[a-z_])["']""")
+KEY = re.compile(r"""["']((?:action|api|card|cli|count|files|list|lsp|mcp|report|settings|unchecked|unsafe)\.[a-z_.]+[a-z_])["']""")
 #: The start of a key the code completes at run time: message(f"count.{severity}", ...).
-KEY_PREFIX = re.compile(r"""f["']((?:action|api|card|cli|count|list|lsp|mcp|report|settings|unchecked|unsafe)\.)\{""")
+KEY_PREFIX = re.compile(r"""f["']((?:action|api|card|cli|count|files|list|lsp|mcp|report|settings|unchecked|unsafe)\.)\{""")
 
 
 def test_the_bundled_catalogue_has_no_problem_and_speaks_both_languages():

@@ -8,6 +8,7 @@ be English (so this test changes when they are translated)."""
 import asyncio
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -186,6 +187,28 @@ def test_problems_with_settings_speak_chinese(tmp_path):
     gone = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "nowhere.py", "gone.py"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert gone.returncode == 2 and gone.stderr.strip() == "msport：错误：文件或目录不存在：nowhere.py，gone.py", gone.stderr
+
+
+def test_what_check_says_about_files_speaks_chinese(tmp_path):
+    """A FIFO named like a module, a file that is not valid UTF-8, a file over max-file-size and
+    --unsafe-fixes without --fix: each line msport prints about them is Chinese in zh-CN."""
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "latin.py").write_bytes(b"import torch\nname = '\xe9'\n")
+    (tmp_path / "big.py").write_text("import torch\n" + "x = 1\n" * 200)
+    (tmp_path / "pyproject.toml").write_text("[tool.msport]\nmax-file-size = 1000\n")
+    done = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "--format", "json", "."],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    lines = done.stderr.splitlines()
+    assert "msport：警告：pipe.py：已跳过：这是FIFO（命名管道），不是普通文件：msport 只读取普通文件" in lines, done.stderr
+    assert "msport：警告：latin.py：不是有效的 utf-8 编码；无法解码的字节已被替换" in lines, done.stderr
+    assert all(english_in(line) == [] for line in lines), lines
+    (not_read,) = [f for f in json.loads(done.stdout) if f["path"].endswith("big.py")]
+    assert not_read["message"].startswith("文件未检查：文件大小为 1.2 kB，超过上限 1.0 kB（设置项 max-file-size）"), not_read
+    unsafe = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", "zh-CN", "--unsafe-fixes", "latin.py"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert unsafe.returncode == 2 and unsafe.stderr.strip() == "msport：错误：--unsafe-fixes 只能与 --fix 一起使用才会应用修复", unsafe.stderr
+    english = subprocess.run([sys.executable, "-m", "msport", "check", "pipe.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert "msport: warning: pipe.py: skipped: a FIFO (named pipe), not a regular file: msport reads only regular files" in english.stderr
 
 
 def _without_notes(knowledge, name, card):

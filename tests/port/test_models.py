@@ -54,8 +54,7 @@ FINISH = {
         ("nn.GELU()", "ms.nn.GELU(approximate=False)"),
         ("self.ln_1 = nn.LayerNorm(n_embd)", "self.ln_1 = ms.nn.LayerNorm((n_embd,), epsilon=1e-5)"),
         ("self.ln_2 = nn.LayerNorm(n_embd)", "self.ln_2 = ms.nn.LayerNorm((n_embd,), epsilon=1e-5)"),
-        ("nn.Embedding(vocab_size, n_embd)", "ms.nn.Embedding(vocab_size, n_embd)"),
-        ("nn.Embedding(block_size, n_embd)", "ms.nn.Embedding(block_size, n_embd)"),
+        # nn.Embedding is fix-all's now (form embedding-lookup); its text stays, `nn` rebound to MindSpore's.
         ("self.ln_f = nn.LayerNorm(n_embd)", "self.ln_f = ms.nn.LayerNorm((n_embd,), epsilon=1e-5)"),
     ],
     "dcgan": [

@@ -501,10 +501,39 @@ def _arguments_edit(call: ast.Call, lines: Sequence[str], arguments: List[str]) 
         last = max(nodes, key=lambda n: (n.end_lineno, n.end_col_offset))
         start = node_span(first, lines)
         end = node_span(last, lines)
+        # A parenthesised first or last argument (`torch.arange((n), ...)`): its node starts inside
+        # the parentheses, so the edit spans from the call's own parenthesis to keep them balanced.
+        opening = _opening(call, lines)
+        if opening is not None and _between(lines, opening, (start.start_line, start.start_col)).strip():
+            start = Span(opening[0], opening[1], opening[0], opening[1])
+        whole = node_span(call, lines)
+        closing = (whole.end_line, whole.end_col - 1)
+        if _between(lines, (end.end_line, end.end_col), closing).strip().rstrip(",").strip(")").strip():
+            pass  # a comment or anything else than parentheses: left as written
+        elif ")" in _between(lines, (end.end_line, end.end_col), closing).rstrip().rstrip(","):
+            end = Span(closing[0], closing[1], closing[0], closing[1])
         return Edit(Span(start.start_line, start.start_col, end.end_line, end.end_col), text)
     whole = node_span(call, lines)
     point = Span(whole.end_line, whole.end_col - 1, whole.end_line, whole.end_col - 1)
     return Edit(point, text)
+
+
+def _opening(call: ast.Call, lines: Sequence[str]) -> Optional[Tuple[int, int]]:
+    """(line, column) just after the parenthesis that opens *call*'s arguments."""
+    func = node_span(call.func, lines)
+    line, column = func.end_line, func.end_col
+    while line < len(lines):
+        found = lines[line].find("(", column)
+        if found >= 0:
+            return line, found + 1
+        line, column = line + 1, 0
+    return None
+
+
+def _between(lines: Sequence[str], start: Tuple[int, int], end: Tuple[int, int]) -> str:
+    if start[0] == end[0]:
+        return lines[start[0]][start[1]:end[1]]
+    return "\n".join([lines[start[0]][start[1]:], *lines[start[0] + 1:end[0]], lines[end[0]][:end[1]]])
 
 
 def _written_arguments(call: ast.Call, lines: Sequence[str]) -> List[str]:

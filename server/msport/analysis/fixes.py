@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .. import pyast
 from .chunks import parse_chunk, split_chunks
@@ -196,6 +196,7 @@ def _select(text: str, result, unsafe: bool, excluded=frozenset()) -> List[Tuple
     starts = line_starts(text)
     kept: List[Tuple[Finding, Fix, List[_Placed]]] = []
     taken: List[_Placed] = []
+    bound: Dict[str, str] = {}  # names the imports of the kept fixes bind
     for finding, fix in candidates:
         placed = _place(text, fix.edits, starts, len(taken))
         if any(a.conflicts(b) for i, a in enumerate(placed) for b in placed[i + 1:] if not _same(a, b)):
@@ -203,9 +204,34 @@ def _select(text: str, result, unsafe: bool, excluded=frozenset()) -> List[Tuple
         fresh = [p for p in placed if not any(_same(p, q) for q in taken)]
         if any(p.conflicts(q) for p in fresh for q in taken):
             continue
+        binds = _import_bindings(fix)
+        if any(bound.get(name, module) != module for name, module in binds.items()):
+            # `from mindspore import nn` and `from mindspore.mint import nn` in one pass: the later
+            # import would rebind the name under the first fix. The next pass spells it otherwise.
+            continue
+        bound.update(binds)
         kept.append((finding, fix, placed))
         taken.extend(fresh)
     return kept
+
+
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+(\w+)(?:\s+as\s+(\w+))?|import\s+([\w.]+)(?:\s+as\s+(\w+))?)\s*$")
+
+
+def _import_bindings(fix: Fix) -> Dict[str, str]:
+    """The names the import lines a fix adds bind, each to the qualified name it stands for."""
+    names: Dict[str, str] = {}
+    for edit in fix.edits:
+        for line in edit.new_text.splitlines():
+            found = _IMPORT.match(line)
+            if found is None:
+                continue
+            source, name, alias, module, module_alias = found.groups()
+            if source:
+                names[alias or name] = f"{source}.{name}"
+            else:
+                names[module_alias or module.split(".")[0]] = module if module_alias else module.split(".")[0]
+    return names
 
 
 def _same(a: _Placed, b: _Placed) -> bool:

@@ -302,8 +302,12 @@ class _Site:
 
     def _class_reference(self, rule: PortFix, node, finding) -> Optional[Fix]:
         """`isinstance(m, nn.BatchNorm2d)` and `layer: nn.Module`: once ported, the objects are
-        MindSpore cells, so the class tested or annotated is the one the port builds."""
-        if not (self._in_isinstance(node) or self._in_annotation(node)):
+        MindSpore cells, so the class tested or annotated is the one the port builds; likewise
+        the base class whose `__init__` a subclass calls by name (`nn.Module.__init__(self)`)."""
+        partial = (rule.option("partial") or {}).get(finding.torch_api)
+        if partial is not None and self._class_value(node):
+            return self._class_partial(rule, node, finding, partial)
+        if not (self._in_isinstance(node) or self._in_annotation(node) or self._base_init(node)):
             return None
         chunk = self.chunk
         verdict = chunk.knowledge.verdict(finding.torch_api, chunk.settings.version, chunk.settings.backend)
@@ -319,6 +323,35 @@ class _Site:
         return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass")
                 and len(call.args) == 2 and any(item is node for item in ast.walk(call.args[1])))
 
+    def _class_partial(self, rule: PortFix, node, finding, keywords: str) -> Optional[Fix]:
+        """`activation=nn.LeakyReLU`: the class is instantiated elsewhere, with no arguments
+        written here, so the MindSpore class gets PyTorch's default by functools.partial."""
+        chunk = self.chunk
+        verdict = chunk.knowledge.verdict(finding.torch_api, chunk.settings.version, chunk.settings.backend)
+        if verdict is None or not verdict.mindspore:
+            return None
+        spelled, imports = spelling(verdict.mindspore, self.context)
+        new = f"functools.partial({spelled}, {keywords})"
+        return self._fix(rule, [Edit(self.span(node), new)], ("import functools", *imports),
+                         title=rule.text("partial_title", self.language, written=self.text(node), new=new))
+
+    def _class_value(self, node: ast.AST) -> bool:
+        """A class passed or stored as a value (a default argument, a keyword or positional
+        argument, an assignment), not called, tested, annotated or subclassed here."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Call):
+            return parent.func is not node and not self._in_isinstance(node)
+        if isinstance(parent, ast.Assign):
+            return parent.value is node
+        return isinstance(parent, (ast.arguments, ast.keyword, ast.List, ast.Tuple)) and not self._in_isinstance(node)
+
+    def _base_init(self, node: ast.AST) -> bool:
+        """`nn.Module.__init__(self, ...)` in a method of a class: the base's initialiser called by name."""
+        attribute = self.parents.get(id(node))
+        call = self.parents.get(id(attribute))
+        return (isinstance(attribute, ast.Attribute) and attribute.attr == "__init__" and isinstance(call, ast.Call)
+                and call.func is attribute and bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self")
+
     def _in_annotation(self, node: ast.AST) -> bool:
         child, parent = node, self.parents.get(id(node))
         while parent is not None and not isinstance(parent, ast.stmt):
@@ -328,6 +361,23 @@ class _Site:
         if isinstance(parent, _FUNCTIONS):
             return parent.returns is child
         return isinstance(parent, ast.AnnAssign) and parent.annotation is child
+
+    def _result_field_to_index(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`t.max(dim=1).values` -> `t.max(dim=1)[0]`: the same field of the tuple on both packages."""
+        call = self._method_call(node)
+        parent = self.parents.get(id(call)) if call is not None else None
+        fields = rule.option("fields")
+        if not (isinstance(parent, ast.Attribute) and parent.value is call and parent.attr in fields):
+            return None
+        if any(k.arg is None for k in call.keywords) or not (call.args or call.keywords):
+            return None  # without a dim the call returns one tensor on both packages
+        keyword = (rule.option("by_keyword") or {}).get(finding.torch_api)
+        if keyword and not any(k.arg == keyword for k in call.keywords):
+            return None  # compiled, x.max(2) gives the values alone: [0] would be their first row
+        end, whole = self.span(call), self.span(parent)
+        index = fields[parent.attr]
+        return self._fix(rule, [Edit(Span(end.end_line, end.end_col, whole.end_line, whole.end_col), f"[{index}]")],
+                         field=parent.attr, index=index, method=node.attr)
 
     # -- cell methods --------------------------------------------------------------
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from ..said import Said, said
 from .findings import Severity
 
 SUPPORTED_VERSIONS: Tuple[str, ...] = ("2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9", "2.10")
@@ -35,28 +36,6 @@ def parse_version(text: str) -> Tuple[int, int]:
     if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
         raise ValueError(text)
     return int(parts[0]), int(parts[1])
-
-
-@dataclass(frozen=True)
-class Said:
-    """A text of the message catalogue (rules/messages/) with its arguments, put into words when
-    it is shown: a setting's problem is found before the language it is shown in is known (the
-    language is a setting too, and the editor's may differ from the terminal's)."""
-
-    key: str
-    arguments: Tuple[Tuple[str, Any], ...] = ()
-
-    def text(self, language: str = "en") -> str:
-        from ..knowledge.messages import listing, message
-
-        def worded(value: Any) -> Any:  # a tuple is a run-in list ("a, b" / "a，b")
-            return value.text(language) if isinstance(value, Said) else listing(value, language) if isinstance(value, tuple) else value
-
-        return message(self.key, language, **{k: worded(v) for k, v in self.arguments})
-
-
-def said(key: str, **arguments: Any) -> Said:
-    return Said(key, tuple(arguments.items()))
 
 
 class SettingError(ValueError):

@@ -26,7 +26,8 @@ from ..analysis.setting_notices import setting_notices
 from ..analysis.settings import Settings
 from ..config import settings_for
 from ..knowledge.index import knowledge_for
-from ..regular_files import FileTooLarge, kind_of, read_regular_file
+from ..regular_files import FileTooLarge, not_regular_reason, os_reason, read_regular_file
+from ..said import Said, said
 from ..knowledge.messages import language_of, message
 from ..knowledge.messages import listing as run_in  # "a, b" / "a，b" (a local "listing" is the walk's)
 
@@ -44,9 +45,9 @@ class Listing:
     files: List[Path] = field(default_factory=list)
     #: (path, why): entries named like Python files that are not regular files (a FIFO, a
     #: device, a broken link, a link loop) or that vanished; they are not source code to check.
-    skipped: List[Tuple[Path, str]] = field(default_factory=list)
+    skipped: List[Tuple[Path, Said]] = field(default_factory=list)
     #: (path, why): directories that could not be listed: files below them may be missing.
-    unlisted: List[Tuple[Path, str]] = field(default_factory=list)
+    unlisted: List[Tuple[Path, Said]] = field(default_factory=list)
 
 
 def display_name(path: Path) -> str:
@@ -73,7 +74,7 @@ def python_files(paths: Sequence[Path], excluded: Optional[Callable[[Path], bool
         try:
             status = os.stat(path)
             if not stat.S_ISREG(status.st_mode):
-                why = f"{kind_of(status.st_mode)}, not a regular file: msport reads only regular files"
+                why = not_regular_reason(status.st_mode)
         except OSError as exc:
             why = _why_unusable(path, exc)
         if why is not None:
@@ -88,12 +89,12 @@ def python_files(paths: Sequence[Path], excluded: Optional[Callable[[Path], bool
     return listing
 
 
-def _why_unusable(path: Path, exc: OSError) -> str:
+def _why_unusable(path: Path, exc: OSError) -> Said:
     if exc.errno == errno.ELOOP:
-        return "a symbolic link loop"
+        return said("files.link_loop")
     if exc.errno == errno.ENOENT:
-        return "a broken symbolic link" if os.path.islink(path) else "it vanished while the files were being listed"
-    return f"cannot read: {exc.strerror or exc}"
+        return said("files.broken_link") if os.path.islink(path) else said("files.vanished")
+    return os_reason(exc)
 
 
 def _candidates(paths: Sequence[Path], listing: Listing, excluded: Optional[Callable[[Path], bool]]) -> Iterator[Path]:
@@ -116,7 +117,7 @@ def _walk(top: Path, listing: Listing, excluded: Optional[Callable[[Path], bool]
         except FileNotFoundError:
             continue  # removed since its parent was listed
         except OSError as exc:
-            listing.unlisted.append((directory, f"cannot list this directory: {exc.strerror or exc}"))
+            listing.unlisted.append((directory, said("files.cannot_list", reason=exc.strerror or exc)))
             continue
         subdirectories = []
         for entry in entries:
@@ -135,13 +136,15 @@ def _walk(top: Path, listing: Listing, excluded: Optional[Callable[[Path], bool]
         stack.extend(reversed(subdirectories))
 
 
-def report_listing(listing: Listing) -> bool:
+def report_listing(listing: Listing, language: str) -> bool:
     """Print what the walk skipped on stderr; whether a directory could not be listed (then
     files may be missing, and the run exits with status 2)."""
     for path, why in listing.skipped:
-        print(f"msport: warning: {display_name(path)}: skipped: {why}", file=sys.stderr)
+        line = message("files.skipped", language, path=display_name(path), why=why.text(language))
+        print(message("cli.warning", language, text=line), file=sys.stderr)
     for path, why in listing.unlisted:
-        print(f"msport: error: {display_name(path)}: {why}; the files below it were not checked", file=sys.stderr)
+        line = message("files.unlisted", language, path=display_name(path), why=why.text(language))
+        print(message("cli.error", language, text=line), file=sys.stderr)
     return bool(listing.unlisted)
 
 
@@ -199,7 +202,7 @@ def files_with_settings(paths: Sequence[Path], flags: Dict[str, str], known) -> 
         return settings
 
     listing = python_files(list(paths), excluded=lambda directory: governing(directory).is_excluded(str(directory)))
-    unlisted = report_listing(listing)
+    unlisted = report_listing(listing, (base.merged(flags, "command line", known) if flags else base).language)
     files: List[Tuple[Path, Settings]] = []
     for path in listing.files:
         settings = governing(path)
@@ -220,7 +223,7 @@ class SourceFile:
     text: str
     data: bytes  # the bytes the text was decoded from
     encoding: str
-    note: str = ""  # e.g. undecodable bytes were replaced
+    note: Optional[Said] = None  # e.g. undecodable bytes were replaced
 
 
 def read_source(path: Path, max_size: int) -> SourceFile:
@@ -234,15 +237,15 @@ def read_source(path: Path, max_size: int) -> SourceFile:
         encoding = "utf-8"
     try:
         text = data.decode(encoding)
-        note = ""
+        note = None
     except (UnicodeDecodeError, LookupError):
         text = data.decode("utf-8", errors="replace")
-        note = f"not valid {encoding}; undecodable bytes were replaced"
+        note = said("files.undecodable", encoding=encoding)
     if text.startswith("\ufeff"):
         text = text[1:]
     return SourceFile(text, data, encoding, note)
 
 
-def not_read_finding(exc: FileTooLarge) -> Finding:
+def not_read_finding(exc: FileTooLarge, language: str) -> Finding:
     """The informational finding of a file too large to read (as max-lines gives one too long to check)."""
-    return not_checked(Span(0, 0, 0, 0), f"File not checked: {exc.strerror}. Raise max-file-size in [tool.msport] to check it.")
+    return not_checked(Span(0, 0, 0, 0), message("files.not_read", language, why=exc.said.text(language)))

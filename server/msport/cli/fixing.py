@@ -16,10 +16,12 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from ..analysis.fixes import fix_all
+from ..knowledge.messages import message
 from ..regular_files import FileTooLarge, read_regular_file
+from ..said import Said, said
 from .files import SourceFile, read_source
 
 #: Suffix of the temporary files; a run killed mid-write may leave one behind (never a .py file,
@@ -42,55 +44,58 @@ def fix_file(path: Path, source: SourceFile, analyzer, settings, display: str, u
     *project*: the file's facts from the project index."""
     outcome = fix_all(source.text, settings, analyzer, display, unsafe=unsafe, project=project)
     result = FixOutcome(source.text)
+    language = settings.language
     result.messages = [
-        f"msport: warning: {display}:{rejected.line + 1}: left {rejected.code} unfixed: '{rejected.title}' would not parse here"
+        message("cli.warning", language, text=message("files.fix_rejected", language, path=display, line=rejected.line + 1,
+                                                       code=rejected.code, title=rejected.title))
         for rejected in outcome.rejected
     ]
     if not outcome.changed:
         return result
     problem = _write_back(path, source, outcome.text, roots)
     if problem:
-        return _not_written(result, display, problem)
+        return _not_written(result, display, problem.text(language), language)
     result.text, result.applied = outcome.text, len(outcome.applied)
     return result
 
 
-def write_fixed(path: Path, new_text: str) -> str:
+def write_fixed(path: Path, new_text: str, language: str = "en") -> str:
     """Write *new_text* over the file at *path* as --fix does (its encoding and BOM, atomically,
     only if unchanged since read here); what went wrong, or "" when it was written."""
     try:
         source = read_source(path, 2**62)
     except OSError as exc:
-        return f"fixes not written: {exc.strerror or exc}"
+        return message("files.not_written", language, why=exc.strerror or exc)
     problem = _write_back(path, source, new_text, (os.path.dirname(os.path.realpath(path)),))
-    return f"fixes not written: {problem}" if problem else ""
+    return message("files.not_written", language, why=problem.text(language)) if problem else ""
 
 
-def _write_back(path: Path, source: SourceFile, text: str, roots: Sequence[str]) -> str:
-    """Replace the file *source* was read from by *text*; why it was not, or ""."""
+def _write_back(path: Path, source: SourceFile, text: str, roots: Sequence[str]) -> Optional[Said]:
+    """Replace the file *source* was read from by *text*; why it was not, or None."""
     bom = source.data.startswith(b"\xef\xbb\xbf")
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
     try:
         encoded = text.encode(encoding)
     except UnicodeEncodeError:
-        return f"the result cannot be encoded as {source.encoding}"
+        return said("files.cannot_encode", encoding=source.encoding)
     data = (b"\xef\xbb\xbf" if bom and not encoded.startswith(b"\xef\xbb\xbf") else b"") + encoded
     target = os.path.realpath(path)
     if not any(_inside(target, root) for root in roots):
-        return f"it is a symbolic link to {target}, outside the project ({', '.join(roots)}); msport writes only inside it"
+        return said("files.link_outside", target=target, roots=tuple(roots))
     try:
         write_if_unchanged(target, source.data, data)
     except ChangedMeanwhile:
-        return "it changed on disk after msport read it (an edit saved meanwhile?); run msport again to fix the new text"
+        return said("files.changed_meanwhile")
     except HardLinked as exc:
-        return f"it has {exc.links} hard links, which would keep the old text if msport replaced it"
+        return said("files.hard_links", count=exc.links)
     except OSError as exc:
-        return f"{exc.strerror or exc}"
-    return ""
+        return said("files.os_error", reason=exc.strerror or exc)
+    return None
 
 
-def _not_written(result: FixOutcome, display: str, why: str) -> FixOutcome:
-    result.messages.append(f"msport: error: {display}: fixes not written: {why}; the file is unchanged")
+def _not_written(result: FixOutcome, display: str, why: str, language: str) -> FixOutcome:
+    line = message("files.fixes_not_written", language, path=display, why=why)
+    result.messages.append(message("cli.error", language, text=line))
     result.failed = True
     return result
 

@@ -178,17 +178,18 @@ def check(args: argparse.Namespace) -> int:
     from ..analysis.project.summary import NO_PROJECT
     from .project import facts_of, index_with_progress, job_file
     from .scan import CheckedFile, CheckJob, check_file, command_analyzers, new_command
+    from ..knowledge.messages import message
 
     new_command()
     preload()  # once, before the workers fork
     parallel.tune_gc_for_batch()
     known = default_knowledge().codes
     flags = _flag_values(args)
-    if args.unsafe_fixes and not args.fix:
-        print("msport: error: --unsafe-fixes applies fixes only together with --fix", file=sys.stderr)
-        return EXIT_ERROR
     settings = command_line_settings(args.paths, flags, known)
     if settings is None:
+        return EXIT_ERROR
+    if args.unsafe_fixes and not args.fix:
+        print(message("cli.error", settings.language, text=message("cli.unsafe_without_fix", settings.language)), file=sys.stderr)
         return EXIT_ERROR
     if args.show_settings:
         from .show_settings import show_settings
@@ -221,8 +222,8 @@ def check(args: argparse.Namespace) -> int:
                 lines = list(format_text([(display, checked.findings)])) if stream and checked.findings else []
                 if checked.messages or lines:
                     bar.clear()  # the bar and these lines may share a terminal
-                for message in checked.messages:
-                    print(message, file=sys.stderr)
+                for said in checked.messages:
+                    print(said, file=sys.stderr)
                 fixed_count += checked.fixes_applied
                 error = error or checked.failed
                 if checked.findings is None:

@@ -124,7 +124,8 @@ def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags:
         sys.stdout.write(body)
     errors = [f for f in data["files"] if f["error"]]
     for row in errors:
-        print(f"msport: warning: {row['path']}: {row['error']}", file=sys.stderr)
+        noted = message("files.noted", report_settings.language, path=row["path"], note=row["error"])
+        print(message("cli.warning", report_settings.language, text=noted), file=sys.stderr)
     return EXIT_OK
 
 

@@ -13,6 +13,7 @@ from ..analysis.engine import Analyzers
 from ..analysis.findings import Finding
 from ..analysis.project.summary import NO_PROJECT, ProjectFacts
 from ..analysis.settings import Settings
+from ..knowledge.messages import message
 from ..regular_files import FileTooLarge
 from .files import not_read_finding, read_source
 from .fixing import fix_file
@@ -64,18 +65,20 @@ class CheckedFile:
 
 
 def check_file(analyzers: Analyzers, job: CheckJob) -> CheckedFile:
-    display = job.display
+    display, language = job.display, job.settings.language
     analyzer = analyzers.for_settings(job.settings)
     try:
         source = read_source(job.path, job.settings.max_file_size)
     except FileTooLarge as exc:
-        return CheckedFile([not_read_finding(exc)])
+        return CheckedFile([not_read_finding(exc, language)])
     except OSError as exc:
-        return CheckedFile(None, [f"msport: error: {display}: cannot read: {exc.strerror or exc}"])
+        unreadable = message("files.unreadable", language, path=display, reason=exc.strerror or exc)
+        return CheckedFile(None, [message("cli.error", language, text=unreadable)])
     checked = CheckedFile(None)
     text = source.text
     if source.note:
-        checked.messages.append(f"msport: warning: {display}: {source.note}")
+        noted = message("files.noted", language, path=display, note=source.note.text(language))
+        checked.messages.append(message("cli.warning", language, text=noted))
     try:
         if job.fix and not source.note:  # never write back a file whose bytes could not be decoded
             fixed = fix_file(job.path, source, analyzer, job.settings, display, job.unsafe_fixes, job.roots, job.project)
@@ -83,10 +86,8 @@ def check_file(analyzers: Analyzers, job: CheckJob) -> CheckedFile:
             checked.messages += fixed.messages
         result = analyzer.analyze(text, job.settings, display, job.project)
     except Exception as exc:  # a bug in a check must cost one file, not the run
-        checked.messages.append(
-            f"msport: error: {display}: internal error while checking it ({exc!r}); please report it with this trace:\n"
-            + traceback.format_exc().rstrip()
-        )
+        failed = message("files.noted", language, path=display, note=message("files.internal_error", language, error=repr(exc)))
+        checked.messages.append(message("cli.error", language, text=failed) + "\n" + traceback.format_exc().rstrip())
         return checked
     checked.findings = result.findings_with_complete_fixes() if job.complete_fixes else result.findings
     return checked

@@ -36,13 +36,16 @@ PSEUDO_NODES = ("ForElse", "WhileElse", "MultiGenerator", "ComplexConstant")
 BUILTIN_WHEN = ("always", "cell-list", "tensor-number")
 RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
+#: What a statement-method rule asks of the call's argument: anything, or a generator expression
+#: that reads the container it extends (`y.extend(m(y[-1]) for m in ms)`).
+ARGUMENTS = ("any", "generator-reading-itself")
 PLACEHOLDERS = frozenset({"construct", "where", "name", "function", "api", "value", "error", "since", "version"})
 CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph", "message", "this_code", "lengths")
 #: [context] texts that frame other texts, so fill in placeholders of their own.
 _FRAMES = ("message", "lengths")
 JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length")) + ("name_list_growth",)
 SETTING_KEYS = ("deprecated", "not_sinking")
-FIX_KEYS = ("move_import", "move_import_unsafe", "delete", "set_to_tuple", "reversed", "classmethod_to_static", "set_data", "sort")
+FIX_KEYS = ("move_import", "move_import_unsafe", "delete", "set_to_tuple", "reversed", "classmethod_to_static", "set_data", "sort", "extend_loop")
 SETTING_VERSIONS = ("o2_sinking", "o2_deprecated")
 
 _RULE_TEXTS = ("found", "effect", "instead")
@@ -54,7 +57,7 @@ _FIELDS_BY_KIND = {
     "method": ("methods", "receiver"),
     "self-container": ("methods",),
     "conditional-attribute": ("methods",),
-    "statement-method": ("methods", "container"),
+    "statement-method": ("methods", "container", "argument"),
     "third-party": ("modules", "methods"),
     "frozen": ("modules", "exempt"),
     "hook": ("methods",),
@@ -91,6 +94,7 @@ class GraphRule:
     modules: Tuple[str, ...] = ()
     receiver: str = "any"
     container: str = "any"
+    argument: str = "any"  # statement-method: what the call's argument must be (ARGUMENTS)
     keyword: str = ""
     value: str = ""
     since: Optional[Version] = None
@@ -291,7 +295,7 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         for node in lists.get("nodes", ()):
             if node not in PSEUDO_NODES and not isinstance(getattr(ast, node, None), type):
                 problem("nodes", f"{node!r} is neither an ast node class nor one of {', '.join(PSEUDO_NODES)}")
-    choices = {"when": BUILTIN_WHEN, "receiver": RECEIVERS, "container": CONTAINERS}
+    choices = {"when": BUILTIN_WHEN, "receiver": RECEIVERS, "container": CONTAINERS, "argument": ARGUMENTS}
     picked = {}
     for name, allowed_values in choices.items():
         if name in _FIELDS_BY_KIND.get(kind, ()):
@@ -316,7 +320,7 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         error=error, nodes=lists.get("nodes", ()), names=lists.get("names", ()), apis=lists.get("apis", ()),
         methods=lists.get("methods", ()), modules=lists.get("modules", ()), when=picked.get("when", "always"),
         receiver=picked.get("receiver", "any"), container=picked.get("container", "any"),
-        keyword=table.get("keyword", ""), value=table.get("value", ""), since=since, exempt=lists.get("exempt", ()),
+        argument=picked.get("argument", "any"), keyword=table.get("keyword", ""), value=table.get("value", ""), since=since, exempt=lists.get("exempt", ()),
     )
 
 

@@ -25,13 +25,13 @@ FILE_NAME = "port_fixes.toml"
 BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
-    "init-to-initializer", "dtype", "class-reference",
+    "init-to-initializer", "dtype", "class-reference", "result-field-to-index",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
 _COMMON = ("apis", "builder", "safety", "title", "title_zh-CN")
 #: The fields that are texts a person reads, each with its translations (rule_texts.py).
-_TEXTS = ("title", "unsafe_title", "dtype_title", "stop_title", "decorator_title")
+_TEXTS = ("title", "unsafe_title", "dtype_title", "stop_title", "decorator_title", "partial_title")
 _OPTIONS = {
     "wrap-in-function": ("function",),
     "inplace-rebind": with_translations(("unsafe_title",)),
@@ -43,8 +43,10 @@ _OPTIONS = {
     "remove-grad-context": ("stop_function", *with_translations(("stop_title", "decorator_title", "unsafe_title"))),
     "init-to-initializer": ("module", "alias"),
     "dtype": ("dtypes",),
+    "result-field-to-index": ("fields", "by_keyword"),
+    "class-reference": ("partial", *with_translations(("partial_title",))),
 }
-_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",),
+_REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",), "result-field-to-index": ("fields",),
              "remove-grad-context": ("stop_function",), "to-device-or-dtype": ("dtype_apis",)}
 _INIT_FIELDS = ("class", "params", "defaults", "map", "symmetric")
 _HELPER_FIELDS = ("imports", "code", "unsupported", "random", "random_zh-CN")

@@ -23,7 +23,7 @@ FILE_NAME = "weights.toml"
 RESHAPES = ("insert-axis-2",)
 #: How a rule is proven on CPU: by the layer's outputs, or (no CPU kernel) by loading alone.
 PROOFS = ("outputs", "load")
-_FIELDS = ("mindspore", "torch", "names", "children", "reshape", "dropped", "unused", "proof")
+_FIELDS = ("mindspore", "torch", "names", "children", "reshape", "dropped", "unused", "frozen", "proof")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,9 @@ class LayerWeights:
     reshape: Tuple[Tuple[str, str], ...] = ()  # MindSpore attribute -> reshape kind
     dropped: Tuple[str, ...] = ()
     unused: Tuple[str, ...] = ()
+    #: parameters MindSpore builds frozen (not trainable, at their initial value) where the PyTorch
+    #: layer has none: BatchNorm's gamma and beta with affine=False
+    frozen: Tuple[str, ...] = ()
     proof: str = "outputs"
 
     def torch_key(self, attribute: str) -> str:
@@ -85,7 +88,7 @@ def load_weight_rules(directory: Optional[Path] = None) -> WeightRules:
             if kind not in RESHAPES:
                 entry.problem("reshape", f"{attribute}: expected one of {', '.join(RESHAPES)}, got {kind!r}")
         layers[name] = LayerWeights(
-            mindspore=name, torch=entry.strings("torch"), dropped=entry.strings("dropped"), unused=entry.strings("unused"),
+            mindspore=name, torch=entry.strings("torch"), dropped=entry.strings("dropped"), unused=entry.strings("unused"), frozen=entry.strings("frozen"),
             proof=entry.text("proof", choices=PROOFS) or "outputs", **tables,
         )
     checkpoint = data.get("checkpoint", {})

@@ -22,6 +22,7 @@ import json
 import logging
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,9 @@ class MsportServer(LanguageServer):
         #: is checked when typing pauses (COMPLETE_AFTER), in an analysis an edit stops.
         self._edited: set = set()
         self._stops: Dict[str, threading.Event] = {}
+        #: time.monotonic() of the last keystroke in any document: the project index yields to
+        #: typing (ProjectService.after_typing).
+        self.last_edit = 0.0
         #: uri -> (position encoding, {(id(finding), index): (finding, diagnostic)}), see diagnostics(),
         #: for the last few documents typed in (_typed_in, oldest first).
         self._diagnostics: Dict[str, Tuple[str, Dict]] = {}
@@ -418,6 +422,7 @@ class MsportServer(LanguageServer):
     def edited(self, uri: str) -> None:
         """A keystroke: the next analysis is an edit's, and one still checking what an earlier
         edit left (a completion) stops, so that this one starts at once."""
+        self.last_edit = time.monotonic()
         if not self.pull:  # a pulled document has no later publish to complete it
             self._edited.add(uri)
         self._typed_in.pop(uri, None)
@@ -429,6 +434,11 @@ class MsportServer(LanguageServer):
         stop = self._stops.get(uri)
         if stop is not None:
             stop.set()
+
+    def analysing(self) -> bool:
+        """Whether an open document's analysis is queued or running (asked for by a keystroke,
+        an open, a hover or a pull): background work waits for it."""
+        return any(not future.done() for _, future in self._inflight.values())
 
     def schedule(self, uri: str) -> None:
         if not self.pull:

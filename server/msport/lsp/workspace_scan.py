@@ -30,6 +30,7 @@ from ..analysis.source import Source
 from ..scan import project_files, scan_file
 from ..cli.files import Listing, display_name
 from ..knowledge.messages import DEFAULT_LANGUAGE, message
+from ..regular_files import os_reason
 from .convert import to_diagnostic
 
 if TYPE_CHECKING:
@@ -140,13 +141,13 @@ class WorkspaceScanner:
     def _listing(self) -> Listing:
         return project_files([Path(root) for root in self.roots()])
 
-    def _report_listing(self, listing: Listing) -> None:
+    def _report_listing(self, listing: Listing, language: str) -> None:
         # Shown once each (the scan runs again on every pull): a FIFO or a device named *.py is
         # not source code, and a directory msport cannot list hides the files below it.
-        for path, why in listing.skipped:
-            self.ls._show_once(f"the workspace scan skipped {display_name(path)}: {why}", types.MessageType.Warning)
-        for path, why in listing.unlisted:
-            self.ls._show_once(f"{display_name(path)}: {why}; the workspace scan cannot check the files below it", types.MessageType.Warning)
+        for key, entries in (("files.scan_skipped", listing.skipped), ("files.scan_unlisted", listing.unlisted)):
+            for path, why in entries:
+                text = message(key, language, path=display_name(path), why=why.text(language))
+                self.ls._show_once(text, types.MessageType.Warning, language)
 
     async def scan(self, token: Optional[types.ProgressToken] = None, publish: bool = False, create_progress: bool = False) -> ScanSummary:
         """Check every Python file of the workspace that is not open; one scan at a time.
@@ -163,7 +164,7 @@ class WorkspaceScanner:
         language = self.ls.settings_for(from_fs_path(roots[0]) or "" if roots else "").language
         progress = await Progress.start(self.ls, message("lsp.scan_title", language), token, create_progress)
         listing = await loop.run_in_executor(None, self._listing)
-        self._report_listing(listing)
+        self._report_listing(listing, language)
         files = listing.files
         summary.files = len(files)
         seen = set()
@@ -203,7 +204,7 @@ class WorkspaceScanner:
             # What other modules tell this one counts too: a helper's new summary re-checks it.
             stamp: Tuple = (stat.st_mtime_ns, stat.st_size, settings, facts)
         except OSError as exc:
-            return FileReport((), "", [], f"cannot read: {exc.strerror or exc}")
+            return FileReport((), "", [], os_reason(exc).text(settings.language))
         known = self.reports.get(uri)
         if known is not None and known.stamp == stamp:
             return known

@@ -42,6 +42,11 @@ class Slot:
     def unused(self) -> bool:
         return bool(self.layer) and self.attribute in self.layer.unused
 
+    @property
+    def frozen(self) -> bool:
+        """Built not trainable by the MindSpore layer (affine=False): its initial value is the one to keep."""
+        return bool(self.layer) and self.attribute in self.layer.frozen and not self.parameter.requires_grad
+
 
 @dataclass(frozen=True)
 class Value:
@@ -145,6 +150,10 @@ def plan(model: ModelMap, state: Dict[str, Any], checkpoint: str, model_name: st
         state = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
         result.prefix = prefix
         result.notes.append(message("prefix_stripped", path=checkpoint, prefix=prefix))
+    lazy = [key for key, tensor in state.items() if _is_lazy(tensor)]
+    for key in lazy:
+        result.problems.append(message("lazy_value", torch_key=key))
+    state = {key: tensor for key, tensor in state.items() if key not in lazy}
     used: Dict[str, str] = {}
     for slot in model.slots:
         tensor = state.get(slot.torch_key)
@@ -152,6 +161,9 @@ def plan(model: ModelMap, state: Dict[str, Any], checkpoint: str, model_name: st
             if slot.unused:
                 result.kept.append(slot)
                 result.notes.append(message("unused_param", name=slot.path, layer=_short(slot.layer.mindspore)))
+            elif slot.frozen:
+                result.kept.append(slot)
+                result.notes.append(message("frozen_param", name=slot.path, layer=_short(slot.layer.mindspore)))
             else:
                 result.problems.append(message("missing_value", name=slot.path, torch_key=slot.torch_key))
             continue
@@ -229,6 +241,13 @@ def _explain_leftovers(model: ModelMap, state: Dict[str, Any], used: Dict[str, s
             result.problems.append(message("unmapped_bias_hint", torch_key=key, torch_shape=_shape(tensor.shape), cell=owner.path or "the root"))
             continue
         result.problems.append(message("unmapped_key", torch_key=key, torch_shape=_shape(tensor.shape)))
+
+
+def _is_lazy(tensor) -> bool:
+    """A lazy layer's parameter before its first forward pass (nn.LazyLinear): no value, no shape."""
+    from torch.nn.parameter import is_lazy
+
+    return is_lazy(tensor)
 
 
 def _storage(tensor) -> Tuple:

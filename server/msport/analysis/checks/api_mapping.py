@@ -163,6 +163,8 @@ class ApiMappingCheck(Check):
         leftover = self._leftover_idiom(node, qualified) if qualified is None or self.facts.framework_of(qualified) == "mindspore" else None
         if leftover is not None:
             return self._report_leftover(node, *leftover)
+        if qualified is not None and qualified.startswith("mindspore.Tensor.") and self._report_leftover_result(node):
+            return True
         if qualified is None or self.facts.framework_of(qualified) != "torch":
             return False
         verdict = self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
@@ -186,6 +188,27 @@ class ApiMappingCheck(Check):
             return False
         span = self.attribute_name_span(node)
         self._report(torch_name, node, span, True, verdict=verdict, prefix=message("api.leftover", self.settings.language, attr=node.attr, why=why))
+        return True
+
+    def _report_leftover_result(self, node: ast.AST) -> bool:
+        """`t.max(dim=1).values` on a MindSpore tensor: the method exists, but its result is read
+        the PyTorch way (a named tuple's field). What fix-all leaves once the class is a Cell; the
+        forms that judge it are those whose only condition is the result's use (rules/callforms.toml),
+        which holds whatever the framework of the receiver."""
+        if not isinstance(node, ast.Attribute):
+            return False
+        torch_name = f"{self.facts.tensor_class['torch']}.{node.attr}"
+        verdict = self.knowledge.verdict(torch_name, self.settings.version, self.settings.backend)
+        if verdict is None:
+            return False
+        call = self._call_verdict(node, torch_name, verdict, True)
+        matched = tuple(m for m in call.matched if set(dict(m.form.when)) == {"result_attribute"}) if call is not None else ()
+        if not matched or call.status not in ("divergent", "missing"):
+            return False
+        parent = parent_map(self.chunk.tree).get(id(called_by(self.chunk.tree, node)))
+        prefix = message("api.leftover_result", self.settings.language, attr=parent.attr, method=node.attr)
+        self._report(torch_name, node, self.attribute_name_span(node), True, verdict=verdict,
+                     call=replace(call, matched=matched, edits=()), prefix=prefix)
         return True
 
     def _report(self, qualified: str, node: ast.AST, span: Span, is_method: bool, fixes: Optional[tuple] = None,

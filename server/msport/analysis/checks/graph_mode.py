@@ -685,7 +685,16 @@ class GraphModeCheck(Check):
             return
         kept = self.snapshot.statement_methods if self.snapshot else frozenset()
         for rule in self.rules.of_kind("statement-method"):
-            if func.attr not in rule.methods or func.attr in kept:
+            if func.attr not in rule.methods:
+                continue
+            if rule.argument == "generator-reading-itself":
+                if not (bare and kind == "list" and _generator_reads(node, name)):
+                    continue
+                fix = fixes.extend_loop(self, node)
+                self.report(rule, node, node, name=name, value=_CONTAINER_WORDS[kind], fixes=(fix,) if fix else ())
+                self._handled.add(id(node))
+                return
+            if func.attr in kept:
                 continue
             if rule.container == "any" and not bare:
                 continue  # a call whose value is used keeps working: only a bare statement loses its effect
@@ -917,3 +926,10 @@ def _created_attributes(node: ast.AST, self_name: str, registrations) -> set:
 
 def _methods(cls: ast.ClassDef) -> Dict[str, ast.FunctionDef]:
     return {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+
+
+def _generator_reads(node: ast.Call, name: str) -> bool:
+    """`name.extend(<generator expression that reads name>)`."""
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.GeneratorExp):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.args[0]))

@@ -128,6 +128,24 @@ def sort_statement(check, node: ast.Call) -> Optional[Fix]:
     return Fix(_title(check, "sort", text=text), Safety.SAFE, (Edit(check.span(node), text),))
 
 
+def extend_loop(check, node: ast.Call) -> Optional[Fix]:
+    """`y.extend(f(y[-1]) for v in it)` as a statement -> `for v in it:` / `y.append(f(y[-1]))`:
+    what Python's extend does with a generator, item by item; one `for` without `if` only."""
+    generator = node.args[0]
+    if len(generator.generators) != 1 or generator.generators[0].ifs or generator.generators[0].is_async:
+        return None
+    lines = check.chunk.lines
+    span = check.span(node)
+    head = lines[span.start_line][:span.start_col]
+    if head.strip() or lines[span.end_line][span.end_col:].split("#", 1)[0].strip():
+        return None  # shares its line with another statement
+    loop = generator.generators[0]
+    name = node.func.value.id
+    text = (f"for {node_text(loop.target, lines)} in {node_text(loop.iter, lines)}:\n"
+            f"{head}    {name}.append({node_text(generator.elt, lines)})")
+    return Fix(_title(check, "extend_loop", text=text.replace(chr(10) + head + "    ", " ")), Safety.SAFE, (Edit(span, text),))
+
+
 def _title(check, key: str, **values: str) -> str:
     """The title *key* of [fixes] in rules/graph_mode.toml, in the user's language."""
     return check.rules.fix_title(key, check.settings.language, **values)
