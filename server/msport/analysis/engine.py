@@ -24,7 +24,7 @@ from .deadline import OutOfTime, limit as time_limit
 from .lru import LRU
 from .chunks import ParsedChunk, chunk_starts, parse_chunk
 from .graph_context import GraphContextBuilder
-from .second_order_paths import SecondOrderPathsBuilder, anchor_of, registrations, second_order_paths, second_order_summary
+from .second_order_paths import SecondOrderPathsBuilder, anchor_of, factory_products, registrations, second_order_paths, second_order_summary
 from .findings import Category, Finding, Fix, Severity, Span
 from .imports import ImportPlanner
 from .newer_syntax import needs_newer_python, newer_syntax_note, unreadable_message
@@ -200,7 +200,8 @@ class Analyzer:
                 # summary: the project index follows it into other modules).
                 context = self._second_order.extend(context, valid, project.second_order, project.second_order_params, project.registries)
                 summary = replace(summary, **second_order_summary(second_order_paths(context), valid),
-                                  registered=registrations(valid, context, self._second_order.rules, project.module))
+                                  registered=registrations(valid, context, self._second_order.rules, project.module),
+                                  factories=factory_products(valid, context, self._second_order.rules, project.module, project.registries))
         except OutOfTime:
             pass  # out of budget before any check ran: the checks below report the lines not checked
         return context, summary

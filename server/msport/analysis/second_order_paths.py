@@ -36,6 +36,11 @@ from .spans import node_span
 from .visitor import walk
 
 SECOND_ORDER_FACT = "second_order.paths"
+#: Suffix of an "ext:" key naming what a function of another module returns (build_network(opt)).
+PRODUCT = "()"
+#: Separates a remote site's text from "registry:count" when the path reaches this module only
+#: through one of several classes a registry may build (the finding is a candidate there).
+CANDIDATE_MARK = "\x1f"
 #: What calling an instance of a local class runs (as graph_context.py).
 CALL_METHODS = ("forward", "construct", "__call__")
 
@@ -551,33 +556,28 @@ class GradientCallFinder(ScopeVisitor):
                 return built
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.context.functions:
                 return [f"returns:{value.func.id}"]
+            product = self._imported_product(value)
+            if product:
+                return [product]
         return []
+
+    def _imported_product(self, value: ast.AST) -> Optional[str]:
+        """"ext:pkg.f()" when *value* calls a function of another module (self.net_d =
+        build_network(opt)): the project index follows what that factory returns (FACTORIES)."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return None
+        qualified = self.qualified(value.func)
+        if not qualified or qualified.startswith(LOCAL + ".") or self.facts.framework_of(qualified) \
+                or self.context.imported_class(qualified)[0]:
+            return None
+        return f"ext:{qualified}{PRODUCT}"
 
     def _built_from_table(self, value: ast.AST) -> List[str]:
         """What a call building from a module-level alias, dict or registry runs: "call:C" when
         it names one class, "cand:C@REG" for each class it may build otherwise."""
-        if not isinstance(value, ast.Call):
+        table, classes = _table_build(value, self.tables, self.rules)
+        if not classes:
             return []
-        func, key, table = value.func, None, None
-        if isinstance(func, ast.Name) and self.tables.get(func.id) and all(k == "" for k, _ in self.tables.get(func.id)):
-            table = func.id  # Net()
-        elif isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
-            table, key = func.value.id, func.slice  # NETS[name](...)
-        elif isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and isinstance(func.func.value, ast.Name) \
-                and func.func.attr in self.rules.build_methods:
-            table, key = func.func.value.id, (func.args[0] if func.args else None)  # MODELS.get(name)(...)
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in self.rules.build_methods:
-            table, key = func.value.id, _config_type(value.args[0] if value.args else None)  # MODELS.build(cfg)
-        elif (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in self.rules.build_functions:
-            table = next((a.id for a in [*value.args, *(k.value for k in value.keywords)]
-                          if isinstance(a, ast.Name) and self.tables.get(a.id)), None)  # build_from_cfg(cfg, MODELS)
-            key = _config_type(value.args[0] if value.args else None)
-        entries = self.tables.get(table) if table else ()
-        if not entries:
-            return []
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            entries = tuple(e for e in entries if e[0] == key.value) or entries
-        classes = list(dict.fromkeys(cls for _, cls in entries))
         if len(classes) == 1:
             return [classes[0] if classes[0].startswith("ext:") else f"call:{classes[0]}"]
         # Several candidates: this module's are reported one severity lower; those of other
@@ -586,13 +586,13 @@ class GradientCallFinder(ScopeVisitor):
 
     def _create_graph_call(self, node: ast.Call, api: str, create) -> None:
         flag = _keyword(node, "create_graph")
-        if flag is None and len(node.args) > create.position:
+        if flag is None and 0 <= create.position < len(node.args):
             flag = node.args[create.position]
         outputs = node.func.value if create.outputs < 0 and isinstance(node.func, ast.Attribute) else _argument(node, create.outputs, "outputs")
         if outputs is None:
             outputs = _argument(node, create.outputs, "tensors")
-        second = flag is not None and not (isinstance(flag, ast.Constant) and not flag.value)
-        condition = None if flag is None or isinstance(flag, ast.Constant) else source_text(flag)
+        second = create.always or (flag is not None and not (isinstance(flag, ast.Constant) and not flag.value))
+        condition = None if create.always or flag is None or isinstance(flag, ast.Constant) else source_text(flag)
         inputs = _argument(node, create.inputs, "inputs") if create.inputs is not None else None
         path = backward_slice(self._function[1] if self._function else None, outputs, inputs, node) if outputs is not None else []
         # A differentiated output that arrives as a parameter was computed by the callers.
@@ -1006,10 +1006,15 @@ class SecondOrderPathsBuilder:
             for text in texts:
                 reached_from.setdefault(text, []).append(function)
         for text, functions in sorted(reached_from.items()):
+            text, _, mark = text.partition(CANDIDATE_MARK)
             call = GradientCall(api="", framework="torch", function=None, targets=(), unresolved=(), second=True, create_graph=True,
                                 condition=None, compiled=False, span=Span(0, 0, 0, 0), text=text)
             reached = _reach([f for f in functions if graph.function(f) is not None] or functions, graph)
-            sites.append(Site(len(sites), call, 0, False, tuple(reached), (), remote=True))
+            candidates: Tuple[Tuple[str, str, int], ...] = ()
+            if mark:  # reached through one of several classes a registry of another module may build
+                registry, _, count = mark.rpartition(":")
+                candidates = tuple((f, registry, int(count)) for f in reached)
+            sites.append(Site(len(sites), call, 0, False, tuple(reached), (), remote=True, candidates=candidates))
         if not sites:
             return SecondOrderPaths()
         on_path: Dict[str, List[int]] = {}
@@ -1056,6 +1061,72 @@ def registrations(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: 
         registry = context.binding(name) or f"{module}.{name}"
         found.extend((registry, key, f"{module}.{cls}") for key, cls in entries if key)
     return tuple(found)
+
+
+def factory_products(chunks: Sequence[ParsedChunk], context: ModuleContext, rules: SecondOrderRules, module: Optional[str],
+                     registries: Sequence[Tuple[str, Tuple[Tuple[str, str], ...]]] = ()) -> Tuple:
+    """The module's factories, for the project index: (function, registry, classes it may
+    return) for each top-level function returning a class its registries, dicts or aliases build
+    (`return ARCH_REGISTRY.get(opt["type"])(**opt)`, or a name bound to that), or a class of the
+    module; the classes are qualified, the registry named when there are several."""
+    if module is None:
+        return ()
+    tables = class_tables(chunks, context, rules, registries)
+    if not tables.tables and not context.classes:
+        return ()
+    found = []
+    for chunk in chunks:
+        for stmt in chunk.tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            bound: Dict[str, ast.AST] = {}
+            for node in walk(stmt):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    bound[node.targets[0].id] = node.value
+            for node in walk(stmt):
+                if not isinstance(node, ast.Return) or node.value is None:
+                    continue
+                value = bound.get(node.value.id, node.value) if isinstance(node.value, ast.Name) else node.value
+                product = _product(value, tables, rules, context)
+                if product is not None:
+                    registry, classes = product
+                    qualified = tuple(c[4:] if c.startswith("ext:") else f"{module}.{c}" for c in classes)
+                    found.append((stmt.name, registry if len(classes) > 1 else "", qualified))
+    return tuple(dict.fromkeys(found))
+
+
+def _product(value: ast.AST, tables: ClassTables, rules: SecondOrderRules, context: ModuleContext) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """(table, classes) a returned call builds: a class of the module, or what _table_build finds."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and context.is_local_class(value.func.id):
+        return "", (value.func.id,)
+    table, classes = _table_build(value, tables, rules)
+    return (table or "", classes) if classes else None
+
+
+def _table_build(value: ast.AST, tables: ClassTables, rules: SecondOrderRules) -> Tuple[Optional[str], Tuple[str, ...]]:
+    """(table, the classes it may build) for a call building from a module-level alias, dict or
+    registry: Net(), NETS[name](...), MODELS.get(name)(...), MODELS.build(cfg),
+    build_from_cfg(cfg, MODELS); a literal key narrows the classes to the one it names."""
+    if not isinstance(value, ast.Call):
+        return None, ()
+    func, key, table = value.func, None, None
+    if isinstance(func, ast.Name) and tables.get(func.id) and all(k == "" for k, _ in tables.get(func.id)):
+        table = func.id  # Net()
+    elif isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+        table, key = func.value.id, func.slice  # NETS[name](...)
+    elif isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and isinstance(func.func.value, ast.Name) \
+            and func.func.attr in rules.build_methods:
+        table, key = func.func.value.id, (func.args[0] if func.args else None)  # MODELS.get(name)(...)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in rules.build_methods:
+        table, key = func.value.id, _config_type(value.args[0] if value.args else None)  # MODELS.build(cfg)
+    elif (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) in rules.build_functions:
+        table = next((a.id for a in [*value.args, *(k.value for k in value.keywords)]
+                      if isinstance(a, ast.Name) and tables.get(a.id)), None)  # build_from_cfg(cfg, MODELS)
+        key = _config_type(value.args[0] if value.args else None)
+    entries = tables.get(table) if table else ()
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        entries = tuple(e for e in entries if e[0] == key.value) or entries
+    return table, tuple(dict.fromkeys(cls for _, cls in entries))
 
 
 def second_order_summary(paths: Optional[SecondOrderPaths], chunks: Sequence[ParsedChunk]) -> Dict[str, Tuple]:

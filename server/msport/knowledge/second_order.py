@@ -70,6 +70,8 @@ class CreateGraphCall:
     inputs: Optional[int]  # position of the inputs the gradient is taken with respect to
     position: int  # position of create_graph when passed positionally
     untyped: bool = False  # a method matched by its name on a receiver of unknown type
+    #: differentiates its outputs twice by itself (a Hessian-vector product of a loss): no flag
+    always: bool = False
 
 
 @dataclass(frozen=True)
@@ -235,11 +237,14 @@ def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGr
     calls = []
     for index, item in enumerate(detect.table.get("create_graph", [])):
         if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("outputs"), int) \
-                or not isinstance(item.get("position"), int) or not isinstance(item.get("inputs", 0), int) \
-                or not isinstance(item.get("untyped", False), bool):
-            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true] }}, got {item!r}")
+                or not isinstance(item.get("position", -1 if item.get("always") is True else None), int) \
+                or not isinstance(item.get("inputs", 0), int) \
+                or not isinstance(item.get("untyped", False), bool) or not isinstance(item.get("always", False), bool):
+            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true] }} "
+                                                     f"or {{ api = ..., outputs = N, always = true }}, got {item!r}")
             continue
-        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item["position"], item.get("untyped", False)))
+        calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item.get("position", -1), item.get("untyped", False),
+                                     item.get("always", False)))
     return tuple(calls)
 
 

@@ -24,9 +24,9 @@ LAYOUTS = ("coo", "csr")
 MODES = ("pynative", "jit")
 MESSAGES = ("missing", "fails", "differs", "rank", "int32", "deprecated", "memory_known", "memory_unknown", "failure_measured",
             "failure_documented", "int32_fix", "int32_fix_unsafe", "described_test", "described_made", "related", "mode_separator",
-            "mode_pynative", "mode_jit", "unknown_error", "layout")
+            "mode_pynative", "mode_jit", "unknown_error", "layout", "layout_read")
 _CONSTRUCTOR_FIELDS = ("apis", "layout", "size", "size_keyword", "indices")
-_OPERATION_FIELDS = ("id", "apis", "operators", "sparse", "list", *with_translations(("fallback",)), *LAYOUTS)
+_OPERATION_FIELDS = ("id", "apis", "operators", "sparse", "list", "both", *with_translations(("fallback",)), *LAYOUTS)
 _COUNTERPART_FIELDS = ("mindspore", "case", "none", "instead", *with_translations(("difference",)))
 
 
@@ -57,6 +57,9 @@ class Operation:
     fallback: str
     counterparts: Tuple[Tuple[str, Counterpart], ...] = ()
     takes_list: bool = False  # torch.cat([a, b]): the sparse tensors are in a list
+    #: The entry for both operands sparse (COO * COO), which differs from sparse with dense;
+    #: it takes precedence over the one-sided entry of the same spelling.
+    both: bool = False
 
     def counterpart(self, layout: str) -> Optional[Counterpart]:
         return dict(self.counterparts).get(layout)
@@ -80,6 +83,7 @@ class CaseResult:
 class SparseRules:
     words: Tuple[str, ...] = ()
     preserving_methods: FrozenSet[str] = frozenset()
+    preserving_functions: FrozenSet[str] = frozenset()  # sparse result when the first argument is
     namespaces: Tuple[str, ...] = ()  # modules whose functions take a sparse first argument
     tensor_class: str = ""  # the torch tensor class the operations' methods belong to
     classes: Tuple[Tuple[str, str], ...] = ()  # layout -> MindSpore class
@@ -92,6 +96,9 @@ class SparseRules:
     #: Layouts MindSpore has no class for: (layout name, the torch APIs making one, the layout
     #: values naming it, what to build instead)
     unsupported_layouts: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...], str], ...] = ()
+    #: Tensor methods that exist for such a layout only (x.ccol_indices()): (method, layout name,
+    #: what to build instead)
+    layout_reads: Tuple[Tuple[str, str, str], ...] = ()
     facts: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...] = ()  # (id, cases that fail, cases that run)
     results: Tuple[CaseResult, ...] = ()
     platforms: Tuple[Tuple[str, Version, Tuple[str, ...]], ...] = ()  # (api, version, from its docstring)
@@ -101,8 +108,9 @@ class SparseRules:
     def __post_init__(self) -> None:
         index = self._index
         index["constructors"] = {api: c for c in self.constructors for api in c.apis}
-        index["operations"] = {api: o for o in self.operations for api in o.apis}
-        index["operators"] = {name: o for o in self.operations for name in o.operators}
+        index["operations"] = {api: o for o in self.operations for api in o.apis if not o.both}
+        index["operators"] = {name: o for o in self.operations for name in o.operators if not o.both}
+        index["both"] = {key: o for o in self.operations if o.both for key in (*o.apis, *o.operators)}
         index["layouts"] = dict(self.layouts)
         index["deprecated"] = dict(self.deprecated)
         results: Dict[str, List[CaseResult]] = {}
@@ -154,6 +162,18 @@ class SparseRules:
     def operator(self, name: str) -> Optional[Operation]:
         return self._index["operators"].get(name)
 
+    def both_sparse(self, spelling: str) -> Optional[Operation]:
+        """The entry for *spelling* (an API or an operator name) when both operands are sparse."""
+        return self._index["both"].get(spelling)
+
+    def layout_read(self, method: str) -> Optional[Tuple[str, str]]:
+        """(layout name, what to build instead) when the Tensor method *method* exists only for a
+        layout MindSpore has no class for."""
+        for name, layout, instead in self.layout_reads:
+            if name == method:
+                return layout, instead
+        return None
+
     def deprecation(self, api: str) -> Optional[str]:
         return self._index["deprecated"].get(api)
 
@@ -183,7 +203,7 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     except (OSError, RuleFileError) as exc:
         return SparseRules(problems=(file_problem(FILE_NAME, exc),))
     detect = _Entry(data.get("detect", {}), FILE_NAME, "[detect]", problems)
-    detect.unknown_fields(("words", "namespaces", "tensor_class", "preserving_methods", "int64_operations"))
+    detect.unknown_fields(("words", "namespaces", "tensor_class", "preserving_methods", "preserving_functions", "int64_operations"))
     messages = read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems)
     layouts = []
     for layout, values in (data.get("layouts") or {}).items():
@@ -198,12 +218,14 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
     operations = list(_operations(data.get("operation", []), problems))
     known_ids = {o.id for o in operations}
     int64 = detect.strings("int64_operations")
+    unsupported = list(_unsupported_layouts(data.get("unsupported_layout", []), problems))
     for name in int64:
         if name not in known_ids:
             detect.problem("int64_operations", f"{name} is not the id of an [[operation]]")
     return SparseRules(
         words=detect.strings("words"),
         preserving_methods=frozenset(detect.strings("preserving_methods")),
+        preserving_functions=frozenset(detect.strings("preserving_functions")),
         namespaces=detect.strings("namespaces"),
         tensor_class=detect.text("tensor_class", required=True) or "",
         classes=tuple(sorted(classes.items())),
@@ -213,7 +235,8 @@ def load_sparse(directory: Optional[Path] = None) -> SparseRules:
         layouts=tuple(layouts),
         operations=tuple(operations),
         deprecated=tuple(_deprecated(data.get("deprecated", []), problems)),
-        unsupported_layouts=tuple(_unsupported_layouts(data.get("unsupported_layout", []), problems)),
+        unsupported_layouts=tuple(layout[:4] for layout in unsupported),
+        layout_reads=tuple((method, layout[0], layout[3]) for layout in unsupported for method in layout[4]),
         facts=tuple((f.get("id", ""), tuple(f.get("fails", [])), tuple(f.get("runs", []))) for f in data.get("fact", [])),
         results=tuple(_results(data.get("measured", []), problems)),
         platforms=tuple(_platforms(data.get("measured", []), problems)),
@@ -269,7 +292,7 @@ def _operations(tables: Any, problems: List[RuleProblem]):
             continue
         seen.add(op_id)
         yield Operation(op_id, entry.strings("apis"), entry.strings("operators"), tuple(positions), fallback, tuple(counterparts),
-                        entry.table.get("list") is True)
+                        entry.table.get("list") is True, entry.table.get("both") is True)
 
 
 def _deprecated(tables: Any, problems: List[RuleProblem]):
@@ -282,11 +305,11 @@ def _deprecated(tables: Any, problems: List[RuleProblem]):
 
 def _unsupported_layouts(tables: Any, problems: List[RuleProblem]):
     for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "unsupported_layout", "layout", problems):
-        entry.unknown_fields(("layout", "apis", "values", *with_translations(("instead",))))
+        entry.unknown_fields(("layout", "apis", "values", "methods", *with_translations(("instead",))))
         layout = entry.text("layout", required=True)
         instead = read_text(entry.table, "instead", FILE_NAME, entry.entry, problems, required=True)
         if layout and instead:
-            yield layout, tuple(entry.strings("apis")), tuple(entry.strings("values")), instead
+            yield layout, tuple(entry.strings("apis")), tuple(entry.strings("values")), instead, tuple(entry.strings("methods"))
 
 
 def _version(entry: _Entry) -> Optional[Version]:

@@ -14,7 +14,7 @@ then reject (MS604, with a fix), a counterpart that differs (MS605), a deprecate
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
 from ...knowledge.messages import listing, sentence
@@ -84,6 +84,9 @@ class SparseCheck(Check):
             return self._made_by(node)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
             return self.sparse_of(node.left) or (self.sparse_of(node.right) if isinstance(node.op, ast.Mult) else None)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            left = self.sparse_of(node.left)  # sparse + sparse is sparse; sparse + dense is dense
+            return left if left is not None and self.sparse_of(node.right) is not None else None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return self.sparse_of(node.operand)
         return None
@@ -94,6 +97,11 @@ class SparseCheck(Check):
         func = node.func
         if constructor is None and isinstance(func, ast.Attribute):
             constructor = self.rules.constructor_method(func.attr)  # x.to_sparse(): whatever x is
+            receiver = self.sparse_of(func.value) if constructor is not None else None
+            if receiver is not None and receiver.layout == constructor.layout:
+                return receiver  # x.coalesce() of a known COO tensor: the same tensor, where it was made
+        if qualified in self.rules.preserving_functions and node.args:
+            return self.sparse_of(node.args[0])
         if constructor is not None:
             layout = self._layout_keyword(node) or constructor.layout
             framework = self.facts.framework_of(qualified) if qualified else None
@@ -237,7 +245,7 @@ class SparseCheck(Check):
         if qualified and self.facts.framework_of(qualified) == "mindspore" and self.rules.deprecation(qualified) is not None:
             self._deprecated(node, qualified)
         constructor = self.rules.constructor(qualified) if qualified else None
-        if self._unsupported_layout(node, qualified):
+        if self._unsupported_layout(node, qualified) or self._layout_read(node):
             pass
         elif constructor is not None or (isinstance(node.func, ast.Attribute) and self.rules.constructor_method(node.func.attr)):
             self._constructed(node)
@@ -247,7 +255,14 @@ class SparseCheck(Check):
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         self.generic_visit(node)
-        operation = self.rules.operator(type(node.op).__name__)
+        name = type(node.op).__name__
+        both = self.rules.both_sparse(name)
+        if both is not None:
+            left, right = self.sparse_of(node.left), self.sparse_of(node.right)
+            if left is not None and right is not None:
+                self._judge(node, both, left, self.span(node))
+                return
+        operation = self.rules.operator(name)
         if operation is None:
             return
         for side in (node.left, node.right):
@@ -281,7 +296,7 @@ class SparseCheck(Check):
                 else:
                     operation = self.rules.operation_of_counterpart(f"{self.rules.mindspore_class(receiver.layout)}.{func.attr}")
                 if operation is not None and 0 in operation.sparse:
-                    return operation, receiver
+                    return self._both_sparse(operation, f"{self.rules.tensor_class}.{func.attr}", node.args[:1]) or operation, receiver
                 return None, None
         operation = self.rules.operation(qualified) if qualified else None
         if operation is None:
@@ -292,12 +307,20 @@ class SparseCheck(Check):
             for candidate in candidates:
                 value = self.sparse_of(candidate)
                 if value is not None:
-                    return operation, value
+                    return self._both_sparse(operation, qualified, node.args[:2]) or operation, value
         if self.rules.in_namespace(qualified):
             # torch.sparse.mm(adj, x): sparse by the API's own definition, whatever adj is here.
             first = node.args[0] if node.args else None
             return operation, SparseValue("coo", "torch", first if first is not None else node)
         return None, None
+
+    def _both_sparse(self, operation: Operation, api: str, operands) -> Optional[Operation]:
+        """The rules' entry for *api* with every operand sparse (torch.mul(a, b), a.mul(b)), when they are."""
+        both = self.rules.both_sparse(api)
+        method = api.startswith(self.rules.tensor_class + ".")  # the receiver is the first operand
+        if both is None or len(operands) < (1 if method else 2):
+            return None
+        return both if all(self.sparse_of(o) is not None for o in operands) else None
 
     def _judge(self, node: ast.AST, operation: Operation, value: SparseValue, span: Span) -> None:
         counterpart = operation.counterpart(value.layout)
@@ -382,6 +405,19 @@ class SparseCheck(Check):
         result = self.rules.result(f"ms.{found[0]}Tensor", self.settings.version)  # the fact "no-other-layouts"
         text = self._text("layout", op=f"`{source_text(node.func)}`", layout=found[0], measured=_v(result.version if result else self.settings.version),
                           instead=in_language(found[1], language))
+        self._add("MS601", self._callee_span(node), text, None)
+        return True
+
+    def _layout_read(self, node: ast.Call) -> bool:
+        """x.ccol_indices(): a method torch has for a layout MindSpore has no class for only
+        (MS601 where it is read, unless x is a tensor msport knows in another layout)."""
+        func = node.func
+        found = self.rules.layout_read(func.attr) if isinstance(func, ast.Attribute) else None
+        if found is None or self.sparse_of(func.value) is not None:
+            return False
+        result = self.rules.result(f"ms.{found[0]}Tensor", self.settings.version)
+        text = self._text("layout_read", op=f"`{source_text(func)}()`", layout=found[0], measured=_v(result.version if result else self.settings.version),
+                          instead=in_language(found[1], self.settings.language))
         self._add("MS601", self._callee_span(node), text, None)
         return True
 

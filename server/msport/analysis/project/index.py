@@ -32,6 +32,9 @@ Node = Tuple[str, str]  # (module, "f" or "Class.method")
 
 _ORDER = (JIT, GRAPH, PIPELINE, EAGER)
 _ENTRY = ("__call__", "forward", "construct")
+#: As second_order_paths.PRODUCT and CANDIDATE_MARK (the index does not import the analysis).
+_PRODUCT = "()"
+_CANDIDATE_MARK = "\x1f"
 _MAX_DEPTH = 8  # re-exports followed at most this deep (a cycle of __init__ imports ends here)
 
 
@@ -296,10 +299,11 @@ class _Linker:
         does not go through __init__."""
         if self._second_order is not None:
             return self._second_order
-        found: Dict[Node, List[Tuple[str, str]]] = {}
+        found: Dict[Node, List[Tuple[str, ...]]] = {}
         for module, summary in self.summaries.items():
             roots = [(key, (module, where)) for key, where in summary.second_order]
             roots += [(key, (site, where)) for key, site, where in summary.second_order_forwarded]
+            roots = [root for key, text in roots for root in self._products(module, key, text)]
             for key, text in roots:
                 queue = deque(self._node(module, key, entry=True))
                 seen: Set[Node] = set()
@@ -316,6 +320,23 @@ class _Linker:
         self._second_order = found
         return found
 
+    def _products(self, module: str, key: str, text: Tuple[str, ...]) -> List[Tuple[str, Tuple[str, ...]]]:
+        """A root naming what a factory of another module returns ("ext:pkg.build_network()"):
+        the classes it may build, each one a candidate (the registry and their number added to
+        the site) when there are several."""
+        if not key.startswith("ext:") or not key.endswith(_PRODUCT):
+            return [(key, text)]
+        where = self.resolve(key[4:-len(_PRODUCT)], module)
+        summary = self.summaries.get(where[0]) if where is not None else None
+        if summary is None:
+            return []
+        roots = []
+        for function, registry, classes in summary.factories:
+            if function == where[1]:
+                mark = (f"{registry}:{len(classes)}",) if len(classes) > 1 else ()
+                roots.extend((f"ext:{cls}", (*text, *mark)) for cls in classes)
+        return roots
+
     def _called(self, module: str, key: str) -> List[Node]:
         """What a call key runs: calling an instance of a class of another module
         ("ext:pkg.Net.__call__") runs its forward (or construct, or its own __call__)."""
@@ -330,7 +351,7 @@ class _Linker:
         """"`grad(...)` in `f` (pkg/losses.py:12)" as the module *reader* names it: *site* is
         (module, the call@its 1-based line); the path starts at the project root, else at the
         package the two modules share."""
-        module, where = site
+        module, where = site[:2]
         text, _, line = where.rpartition("@")
         path = self.modules.path_of(module) or module
         other = self.modules.path_of(reader)
@@ -340,7 +361,8 @@ class _Linker:
                 path = os.path.relpath(path, base)
             except ValueError:  # another drive
                 pass
-        return f"{text} ({path.replace(os.sep, '/')}:{line})"
+        candidate = "".join(_CANDIDATE_MARK + mark for mark in site[2:])  # one of several classes a registry builds
+        return f"{text} ({path.replace(os.sep, '/')}:{line}){candidate}"
 
     def incoming(self) -> Tuple[Dict[Node, List[Tuple[Optional[Prov], ...]]], Dict[Node, Set[str]]]:
         """What other modules pass to each function, and who calls it ("module:caller")."""

@@ -75,6 +75,9 @@ class ModuleSummary:
     second_order_forwarded: Tuple[Tuple[Key, str, str], ...] = ()
     #: (registry's qualified name, key, class's qualified name): classes it registers
     registered: Tuple[Tuple[str, str, str], ...] = ()
+    #: (function, registry, qualified classes): what its factories return (build_network(opt)
+    #: returning ARCH_REGISTRY.get(opt["type"])(**opt)); the registry named when several
+    factories: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
