@@ -723,10 +723,11 @@ class ProvenanceVisitor(ScopeVisitor):
                 # A tensor (x: Tensor) whose values the call decides: built from shapes at one
                 # call (torch.tensor(x.shape)), data at another.
                 self.bind_name(name, Prov(tensor=value.framework, mask=self._mask_name(name), deps=frozenset({("value", index), ("mask", index)})), None)
-            elif isinstance(value, TensorValue) and not self.symbolic and passed is not None and passed.tensor:
-                # A tensor input every caller passes a tensor: whether it is a mask, or has a
-                # data-dependent shape, is what they pass (`self.set_stats(angles, angles > t)`).
-                self.bind_name(name, passed, None)
+            elif isinstance(value, TensorValue) and not self.symbolic and passed is not None and passed.tensor and passed.mask:
+                # A tensor input every caller passes a mask is a mask (`self.set_stats(angles,
+                # angles > t)`). Its shape stays the input's: where it became data-dependent was
+                # reported at the caller, and sizes read off an input are the input's.
+                self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=True), None)
             elif isinstance(value, TensorValue):
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
