@@ -105,3 +105,20 @@ def test_topk_of_a_constant_k_gives_static_indices_even_from_a_masked_input(anal
     )
     lines = sorted((f.span.start_line + 1, f.code) for f in analyze(text) if f.code.startswith("MS2"))
     assert lines == [(8, "MS202"), (9, "MS202"), (12, "MS202")]
+
+
+def test_an_early_return_on_data_before_a_mask_read_says_why_in_both_languages(analyze):
+    """ultralytics' keypoint loss: `if not kpt_mask.any(): return zero`, then `pred[kpt_mask]`."""
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class KeypointLoss(nn.Module):\n"
+        "    def forward(self, pred, kpt_mask):\n"
+        "        if not kpt_mask.any():\n"                      # line 7
+        "            return pred.sum() * 0\n"
+        "        return pred[kpt_mask].mean()\n"
+    )
+    (english,) = [f for f in analyze(text) if f.code == "MS211"]
+    assert english.span.start_line + 1 == 7
+    assert "it leaves early, before an operation whose output shape depends on the data" in english.message
+    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
+    assert "它提前退出" in chinese.message and "静态替代写法：" in chinese.message
