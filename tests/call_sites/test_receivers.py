@@ -164,6 +164,24 @@ CASES = {
         "    return t.sum()\n",  # 7
         (4, "float"), (6, "split"),
     ),
+    # open_clip / speechbrain: comprehensions over the chunks of a tensor; a comprehension over
+    # strings with the same variable name stays a string.
+    "comprehension over tensors": (
+        "import torch\n"
+        "def chunks(x: torch.Tensor, names):\n"
+        "    parts = [t.float() for t in x.split(2)]\n"  # 3
+        "    keys = [t.split('_') for t in names]\n"  # 4
+        "    rows = {i: t.cpu() for i, t in enumerate(x)}\n"  # 5
+        "    return parts, keys, rows\n",
+        (3, "float"), (4, "split"),
+    ),
+    "comprehension variable does not leak": (
+        "import torch\n"
+        "def f(x: torch.Tensor, t):\n"
+        "    rows = [t.cpu() for t in x]\n"  # 3
+        "    return t.cpu(), rows\n",  # 4: the parameter, not the row
+        (3, "cpu"), (4, "cpu"),
+    ),
 }
 
 

@@ -23,7 +23,7 @@ from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
-from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, join, join_arguments, source_text
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, instantiate, join, join_arguments, source_text
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
 
@@ -404,7 +404,9 @@ class _Summarizer(ProvenanceVisitor):
         callees = (target.name, *target.also) if target.kind == "local" else (self._layer_entry(target),)
         for callee in callees:
             if callee and self.frames and self.frames[0].qualname:
-                arguments = tuple(_concrete(p) for p in self.call_arguments(node, callee))
+                # Kept with the caller's own parameters symbolic: resolved once the caller's
+                # callers are known (_resolved_calls).
+                arguments = tuple(p.without_spans() if p is not None else None for p in self.call_arguments(node, callee))
                 self.calls.append((self.frames[0].qualname, callee, arguments))
         self.generic_visit(node)
 
@@ -428,6 +430,38 @@ class _Summarizer(ProvenanceVisitor):
             if frame.data_defaults:
                 self.data_defaults[frame.qualname] = tuple(sorted(frame.data_defaults))
         super().leave_function(node)
+
+
+def _resolved_calls(calls, decls) -> List[Tuple[str, str, Tuple[Optional[Prov], ...]]]:
+    """The calls' arguments with the callers' own parameters replaced by what those callers are
+    passed (one level), or, for a caller nobody in the module calls (a forward, a training step),
+    by what the checks bind its tensor inputs to: data. Without this a mask computed in forward
+    and handed to `self.helper(x, mask)` reached the helper as an unknown value."""
+    first = [(caller, callee, tuple(_concrete(_as_entry(p)) for p in args)) for caller, callee, args in calls]
+    received: Dict[str, List[Tuple[Optional[Prov], ...]]] = {}
+    for caller, callee, args in first:
+        if callee in decls:
+            received.setdefault(callee, []).append(args)
+    resolved = []
+    for caller, callee, args in calls:
+        if caller in received and caller in decls:
+            known = join_arguments(received[caller], len(decls[caller].params))
+            args = tuple(_concrete(instantiate(p, known, _NOWHERE) if p is not None and p.deps else p) for p in args)
+        else:
+            args = tuple(_concrete(_as_entry(p)) for p in args)
+        resolved.append((caller, callee, args))
+    return resolved
+
+
+_NOWHERE = Origin("")
+
+
+def _as_entry(prov: Optional[Prov]) -> Optional[Prov]:
+    """A tensor computed from the caller's inputs, as seen inside an entry point: the checks bind
+    a tensor input to data, so its values are data."""
+    if prov is not None and prov.kind == Kind.UNKNOWN and prov.tensor and any(rel == "value" for rel, _ in prov.deps):
+        return replace(prov, kind=Kind.DATA)
+    return prov
 
 
 def _concrete(prov: Optional[Prov]) -> Optional[Prov]:
@@ -592,7 +626,7 @@ class GraphContextBuilder:
             if not pending:
                 break
         self._last["rounds"] = (structure, rounds)
-        calls = tuple(call for index in sorted(results) for call in results[index].calls)
+        calls = tuple(_resolved_calls([call for index in sorted(results) for call in results[index].calls], decls))
         runs = _runs({name: origin for result in results.values() for name, origin in result.runs}, decls, edges, externals)
         last = self._last.get("assembly")
         if last is not None and last[0] is structure and last[1] == summaries and last[2] == (calls, runs):

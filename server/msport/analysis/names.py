@@ -692,6 +692,31 @@ class ScopeVisitor(Visitor):
 
     visit_AsyncFor = visit_For
 
+    def visit_ListComp(self, node) -> None:
+        # A comprehension's variables are what iterating gives (`[t.float() for t in x.split(2)]`:
+        # rows of a tensor are tensors), inside the comprehension only.
+        saved: Dict[str, Tuple[bool, Optional[Value]]] = {}
+        for generator in node.generators:
+            self.visit(generator.iter)
+            for name in walk(generator.target):
+                if isinstance(name, ast.Name) and name.id not in saved:
+                    saved[name.id] = (name.id in self.scope.values, self.scope.values.get(name.id))
+            self._bind_unknown(generator.target)
+            element = self.iteration_value(generator.iter)
+            if element is not None:
+                self.bind(generator.target, element)
+            for condition in generator.ifs:
+                self.visit(condition)
+        for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
+            self.visit(part)
+        for name, (present, value) in saved.items():
+            if present:
+                self.scope.values[name] = value
+            else:
+                self.scope.values.pop(name, None)
+
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
     def visit_With(self, node: ast.With) -> None:
         for item in node.items:
             self.visit(item.context_expr)

@@ -723,6 +723,11 @@ class ProvenanceVisitor(ScopeVisitor):
                 # A tensor (x: Tensor) whose values the call decides: built from shapes at one
                 # call (torch.tensor(x.shape)), data at another.
                 self.bind_name(name, Prov(tensor=value.framework, mask=self._mask_name(name), deps=frozenset({("value", index), ("mask", index)})), None)
+            elif isinstance(value, TensorValue) and not self.symbolic and passed is not None and passed.tensor and passed.mask:
+                # A tensor input every caller passes a mask is a mask (`self.set_stats(angles,
+                # angles > t)`). Its shape stays the input's: where it became data-dependent was
+                # reported at the caller, and sizes read off an input are the input's.
+                self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=True), None)
             elif isinstance(value, TensorValue):
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
@@ -1124,7 +1129,8 @@ class ProvenanceVisitor(ScopeVisitor):
             receiver = self.evaluate(node.func.value)
             if receiver.deps:
                 if attr in self.vocab.reductions:
-                    return Prov(Kind.DATA, origin=self.origin(node))
+                    # Data, and a tensor when the caller passes one (`embeddings.sum(1)`).
+                    return Prov(Kind.DATA, origin=self.origin(node), deps=value_deps(receiver))
                 return Prov(receiver.kind, deps=value_deps(receiver))
         return UNKNOWN
 
@@ -1177,6 +1183,8 @@ class ProvenanceVisitor(ScopeVisitor):
                 k.arg == "reduction" and isinstance(k.value, ast.Constant) and k.value.value == "none" for k in node.keywords):
             reduction = True  # F.cross_entropy(logits[mask], labels[mask]): one value
         dynamic = not reduction and any(a.dynamic for a in tensors)
+        if dynamic and short in self.vocab.fixed_count_methods:
+            dynamic = False  # k entries; a k taken from data is a trigger (MS204), not this path
         if target.kind == "api" and not tensors:
             # Built from Python values only (torch.tensor(3), torch.arange(n), ops.shape_mul(shape)):
             # constant or shape-derived when they are.

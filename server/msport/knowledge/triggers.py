@@ -38,9 +38,10 @@ _PROVENANCE_FIELDS = (
     "mask_functions", "mask_methods", "bool_reductions", "index_tuple_keywords", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
     "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
+    "fixed_count_methods",
 )
 BRANCH_REASONS = (
-    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "loop_grows", "side_dynamic", "sides_differ",
+    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "iterates_dynamic", "exits_before_dynamic", "loop_grows", "side_dynamic", "sides_differ",
     "branch_dynamic_if", "branch_dynamic_else", "branches_differ", "return_dynamic", "returns_differ",
 )
 #: The frames of a finding's message ([messages]): the sentence that says what was found, by the

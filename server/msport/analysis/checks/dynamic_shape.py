@@ -42,6 +42,9 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
         self._loops: List[ast.AST] = []  # the loops being walked, innermost last
         self._read_and_written: Set[int] = set()  # targets of `x[i] += v`, reported as reads
         self._o2 = default_graph_mode().o2_meaning(self.settings.version)  # none | sinking | deprecated
+        #: per function being walked: branches on data that only leave (`if not m.any(): return z`),
+        #: judged when the function is done by what runs after them (after_if)
+        self._exit_guards: List[List[Tuple[ast.If, Prov]]] = []
         self.language = self.settings.language
 
     def visit_For(self, node) -> None:
@@ -230,8 +233,29 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             reason = self._return_difference(node)
         if reason is None:
             reason = self._guard_reason(node, condition, before)
+        if reason is None and body_exits and not else_exits and self._exit_guards:
+            self._exit_guards[-1].append((node, condition))
+            return
         if reason is not None:
             self._report_branch("branch", f"if {source_text(node.test)}", node.test, condition, reason)
+
+    def enter_function(self, node: ast.AST) -> None:
+        super().enter_function(node)
+        self._exit_guards.append([])
+
+    def leave_function(self, node: ast.AST) -> None:
+        guards = self._exit_guards.pop() if self._exit_guards else []
+        for branch, condition in guards:
+            # `if not kpt_mask.any(): return zero` before `pred[kpt_mask]`: whether the dynamic
+            # part runs at all is decided by the data.
+            rest = _following(node, branch)
+            if rest is None:
+                continue
+            first, last = rest
+            if any(f.code.startswith("MS2") and first <= f.span.start_line <= last for f in self.findings):
+                reason = self.rules.branch_reason("exits_before_dynamic", self.language)
+                self._report_branch("branch", f"if {source_text(branch.test)}", branch.test, condition, reason)
+        super().leave_function(node)
 
     def _guard_reason(self, node: ast.If, condition: Prov, before) -> Optional[str]:
         """Why a branch on data whose values keep their shapes still makes shapes data-dependent:
@@ -282,9 +306,15 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             return
         header = node.test if isinstance(node, ast.While) else node.iter
         condition = self.evaluate(header)
+        keyword = "while" if isinstance(node, ast.While) else "for"
+        if isinstance(node, ast.For) and condition.tensor and condition.dynamic and not _is_range(node.iter, self):
+            # `for label in labels.unique()`: one pass per element of a data-dependent shape, so
+            # the compiled graph is unrolled as many times as the data says.
+            reason = self.rules.branch_reason("iterates_dynamic", self.language, value=source_text(header))
+            self._report_branch("loop", f"for {source_text(node.target)} in {source_text(header)}", header, condition, reason)
+            return
         if condition.kind != Kind.DATA or (isinstance(node, ast.For) and not _is_range(node.iter, self)):
             return
-        keyword = "while" if isinstance(node, ast.While) else "for"
         if condition.sized:
             # `while keep.numel() > 0`, `for i in range(len(pos_inds))`: as many passes as a
             # data-dependent shape has elements.
@@ -581,6 +611,29 @@ def _collects(loop: ast.AST) -> bool:
 
 def _exits(body: List[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
+
+
+def _following(function: ast.AST, branch: ast.If) -> Optional[Tuple[int, int]]:
+    """The 0-based lines of the statements after *branch* in the block holding it, or None."""
+    for block in _blocks(function):
+        for position, stmt in enumerate(block):
+            if stmt is branch:
+                rest = block[position + 1:]
+                return (rest[0].lineno - 1, (rest[-1].end_lineno or rest[-1].lineno) - 1) if rest else None
+    return None
+
+
+def _blocks(node: ast.AST):
+    """The statement lists of *node*'s body, nested ones included (not nested functions')."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+            for stmt in block:
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                    yield from _blocks(stmt)
+    for handler in getattr(node, "handlers", ()):
+        yield from _blocks(handler)
 
 
 def _final_return(body: List[ast.stmt]) -> Optional[ast.Return]:

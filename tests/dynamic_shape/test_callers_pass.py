@@ -1,0 +1,124 @@
+"""What a caller passes types a helper's inputs, in the same class, in the same module and in
+another module: a mask made in forward (`hard = dist > margin`) and handed on is a mask in the
+helper, so `dist[hard]` there is MS202; indices of a static length (topk with a constant k)
+handed on stay silent. Patterns reduced from the dev projects' pair miners (a `set_stats` method
+given the miner's threshold mask, a selection helper in a utilities module)."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+#: `# MS2xx` marks every line that must be reported; nothing else may be.
+PROJECT = {
+    "met/__init__.py": "",
+    "met/select.py": (
+        "def hard_pairs(dist, hard):\n"
+        "    return dist[hard]  # MS202\n"
+        "\n"
+        "\n"
+        "def nearest(dist, idx):\n"
+        "    return dist[idx]\n"
+    ),
+    "met/miner.py": (
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "from .select import hard_pairs, nearest\n"
+        "\n"
+        "\n"
+        "class Miner(nn.Module):\n"
+        "    def forward(self, embeddings, margin):\n"
+        "        dist = embeddings.sum(1)\n"
+        "        hard = dist > margin\n"
+        "        _, idx = dist.topk(4)\n"
+        "        self.stats(dist, hard, idx)\n"
+        "        return hard_pairs(dist, hard), nearest(dist, idx)\n"
+        "\n"
+        "    def stats(self, dist, hard, idx):\n"
+        "        if hard.sum() > 0:  # MS211\n"
+        "            self.hard_mean = dist[hard].mean()  # MS202\n"
+        "        self.near_mean = dist[idx].mean()\n"
+    ),
+}
+MARK = re.compile(r"#\s*(MS\d{3})\s*$")
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory):
+    root = tmp_path_factory.mktemp("callers_pass")
+    for name, text in PROJECT.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "msport", "check", ".", "--format", "json", "--select", "MS2"],
+                         cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _marked():
+    return {(name, number, MARK.search(line).group(1)) for name, text in PROJECT.items()
+            for number, line in enumerate(text.splitlines(), 1) if MARK.search(line)}
+
+
+def test_a_mask_passed_on_is_a_mask_in_the_helper_and_static_indices_stay_silent(findings):
+    assert {(f["path"], f["line"], f["code"]) for f in findings} == _marked()
+
+
+def test_the_helper_in_another_module_names_the_mask(findings):
+    (helper,) = [f for f in findings if f["path"] == "met/select.py"]
+    assert "`dist[hard]` is boolean-mask indexing" in helper["message"]
+
+
+def test_a_loop_over_a_dynamic_length_tensor_is_reported_and_one_over_a_static_tensor_is_not(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Balanced(nn.Module):\n"
+        "    def forward(self, scores, labels):\n"
+        "        total = scores.sum() * 0\n"
+        "        for c in labels.unique():\n"                  # line 8
+        "            total = total + (labels == c).sum()\n"
+        "        for row in scores:\n"                         # line 10: as many passes as rows
+        "            total = total + row.sum()\n"
+        "        return total\n"
+    )
+    loops = [f for f in analyze(text) if f.code == "MS211"]
+    assert [f.span.start_line + 1 for f in loops] == [8]
+    assert "one pass per element of `labels.unique()`, whose length depends on the data" in loops[0].message
+    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
+    assert "的每个元素执行一次迭代" in chinese.message
+
+
+def test_topk_of_a_constant_k_gives_static_indices_even_from_a_masked_input(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Assigner(nn.Module):\n"
+        "    def forward(self, points, levels):\n"
+        "        order = torch.arange(points.shape[0])\n"
+        "        dist = points[levels == 3, 0]\n"               # line 8: MS202
+        "        candidates = order[levels == 3]\n"             # line 9: MS202
+        "        nearest, idx = dist.topk(3, largest=False)\n"
+        "        picked = candidates[idx]\n"                     # line 11: 3 indices, static
+        "        return picked, dist[nearest < 0.5]\n"           # line 12: MS202
+    )
+    lines = sorted((f.span.start_line + 1, f.code) for f in analyze(text) if f.code.startswith("MS2"))
+    assert lines == [(8, "MS202"), (9, "MS202"), (12, "MS202")]
+
+
+def test_an_early_return_on_data_before_a_mask_read_says_why_in_both_languages(analyze):
+    """ultralytics' keypoint loss: `if not kpt_mask.any(): return zero`, then `pred[kpt_mask]`."""
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class KeypointLoss(nn.Module):\n"
+        "    def forward(self, pred, kpt_mask):\n"
+        "        if not kpt_mask.any():\n"                      # line 7
+        "            return pred.sum() * 0\n"
+        "        return pred[kpt_mask].mean()\n"
+    )
+    (english,) = [f for f in analyze(text) if f.code == "MS211"]
+    assert english.span.start_line + 1 == 7
+    assert "it leaves early, before an operation whose output shape depends on the data" in english.message
+    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
+    assert "它提前退出" in chinese.message and "静态替代写法：" in chinese.message
