@@ -525,6 +525,18 @@ class Net(nn.Cell):
         order = ops.sort(y)[1]
         return y[order].sum() * self.scale
 """, inputs=(V,), grad=True),
+    # NumPy and math on a tensor's shape work on Python numbers: compiled, they agree
+    case("third-party", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(3, np.float32)))
+
+    def construct(self, x):
+        y = x * self.w
+        count = np.prod(y.shape)
+        return y.sum() / float(count) / math.sqrt(x.shape[-1])
+""", inputs=(V,), grad=True),
     # MS411: frozen at compile time
     case("frozen-random-time", True, """
 def f(x):
@@ -771,6 +783,23 @@ class Net(nn.Cell):
             return x * 2
         return x
 """),
+    # MS419: a helper construct calls creates the attribute construct then reads
+    case("new-attribute", True, """
+class Net(nn.Cell):
+    def setup(self, x):
+        self.n = x.shape[0]
+
+    def construct(self, x):
+        self.setup(x)
+        return x * self.n
+"""),
+    # MS419: setattr creates it, read back in the same construct (a plain assignment compiles)
+    case("new-attribute", True, """
+class Net(nn.Cell):
+    def construct(self, x):
+        setattr(self, "n", x.shape[0])
+        return x * self.n
+"""),
     # MS419: the same attribute created in __init__ is read by the method with its __init__ value
     case("attribute-handoff", True, """
 class Net(nn.Cell):
@@ -803,6 +832,72 @@ class Net(nn.Cell):
         if big:
             return x * 2
         return x
+"""),
+    # MS422: a flag on self that an `if` tests and the branch itself sets (a first-call guard):
+    # compiled, the branch runs on every call (measured: PyNative 2, 1, 1; jit 2, 2, 2)
+    case("first-call-guard", True, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first = True
+
+    def construct(self, x):
+        if self.first:
+            self.first = False
+            return x * 2
+        return x
+""", inputs=("next_input()",), observe="obj.first"),
+    # a counter guard: the branch counts up to a limit
+    case("first-call-guard", True, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.warm = 0
+
+    def construct(self, x):
+        if self.warm < 1:
+            self.warm += 1
+            return x * 2
+        return x
+""", inputs=("next_input()",), observe="obj.warm"),
+    # a cache tested with `is None` and filled with a tensor: compiled, it agrees (MS418 speaks
+    # of the tensor kept on self)
+    case("first-call-guard", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first_input = None
+
+    def construct(self, x):
+        if self.first_input is None:
+            self.first_input = x * 1
+        return x + self.first_input
+""", inputs=("next_input()",), extra=("MS418",)),
+    # the look-alike: the flag is read, then flipped outside any branch on it: compiled, it agrees
+    case("first-call-guard", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first = True
+
+    def construct(self, x):
+        y = x * 3 if self.first else x
+        self.first = False
+        return y
+""", inputs=("next_input()",), observe="obj.first"),
+    # MS419: a helper hands a value to construct through an attribute __init__ created
+    case("attribute-handoff", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.n = 1
+
+    def setup(self, x):
+        self.n = x.shape[0]
+
+    def construct(self, x):
+        self.setup(x)
+        return x * self.n
 """),
     # MS421: a number read out of tensor data decides a branch
     case("host-value", True, """

@@ -527,6 +527,8 @@ class GraphModeCheck(Check):
         func = node.func
         if isinstance(func, ast.Name) and self.is_builtin(func.id):
             self._checkis_builtin(node, func.id)
+            if func.id == "setattr":
+                self.state.attribute_set_by_setattr(node)
         qualified = self.qualified(func)
         if qualified and self._check_module_call(node, qualified):
             return
@@ -578,12 +580,21 @@ class GraphModeCheck(Check):
         return False
 
     def _carries_tensor(self, node: ast.AST) -> bool:
-        for part in walk(node):
-            if isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) and self.is_tensor(part):
+        """Tensor data reaches *node*: not only its metadata (x.shape, x.size(-1), len(x))."""
+        if self._metadata(node):
+            return False
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) and self.is_tensor(node):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self._exit_methods():
+            return True
+        return any(self._carries_tensor(child) for child in ast.iter_child_nodes(node))
+
+    def _metadata(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "len" and self.is_builtin("len"):
                 return True
-            if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr in self._exit_methods():
-                return True
-        return False
+            node = node.func
+        return isinstance(node, ast.Attribute) and self.rules.matches("metadata", node.attr)
 
     def _exit_methods(self) -> Set[str]:
         return {m for rule in self.rules.of_kind("third-party") for m in rule.methods}

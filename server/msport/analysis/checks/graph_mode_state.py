@@ -1,15 +1,17 @@
-"""MS418, MS419, MS421: state a compiled Cell keeps on ``self``, and Python values taken out of
+"""MS418, MS419, MS421, MS422: state a compiled Cell keeps on ``self``, and Python values taken out of
 tensor data that then steer Python.
 
 Helpers of GraphModeCheck (graph_mode.py), called on the assignments it walks in compiled code;
 the rules' texts and lists are data (rules/graph_mode.toml, kinds ``tensor-attribute``,
-``new-attribute`` and ``host-value``), each proven on the real package
+``new-attribute``, ``host-value`` and ``first-call-guard``), each proven on the real package
 (tests/graph_mode/graph_mode_cases.py):
 
 - ``self.x = <tensor>`` in construct, x not a Parameter: the attribute keeps the first call's
   value (MS418);
 - ``self.x = ...`` in construct, x created nowhere outside compiled code, and read by another
   compiled method of the class: compiling that method fails, x does not exist yet (MS419);
+- ``self.x = <constant>`` (or ``self.x += n``) inside an if that tests self.x: the compiled
+  branch keeps running on every call (MS422);
 - ``n = t.item()`` (``.tolist()``, ``int(t)``) whose name later decides a branch, a loop, a
   comparison or a size: the value stays a tensor in the graph (MS421, a cost).
 """
@@ -57,9 +59,16 @@ class StateJudge:
         name = target.attr
         if name in state.parameters:
             return
+        guard = self._own_guard(name, target.value.id, value, augmented)
+        if guard is not None:
+            # A flag or count the branch's own if tests: compiled, the branch keeps running.
+            for rule in self.rules.of_kind("first-call-guard"):
+                check.report(rule, node, node, name=name, value=_shorten(f"if {ast.unparse(guard)}"))
+            return
         current = check.frame.name.rpartition(".")[2]
         readers = sorted(m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
                          if m != current and self._compiled(cls.name, m)) if not augmented else []
+        readers += [m for m in self._callers_reading(cls, current, name) if m not in readers] if not augmented else []
         if readers:
             # Another compiled method reads it: compiled, it is read before construct sets it.
             kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
@@ -70,6 +79,63 @@ class StateJudge:
         if self._tensor(value) and not _recast_of(value, name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
+
+    def _own_guard(self, name: str, self_name: str, value: ast.AST, augmented: bool) -> Optional[ast.AST]:
+        """The condition of an enclosing if that reads self.<name>, when the assignment gives it
+        a constant (a flag) or counts it (+=): what was measured to keep taking the branch. A
+        tensor stored under `if self.x is None` compiled and agreed."""
+        if not (augmented or (isinstance(value, ast.Constant) and not isinstance(value.value, str))):
+            return None
+        for test in self.check._tests:
+            if any(isinstance(part, ast.Attribute) and part.attr == name and isinstance(part.value, ast.Name)
+                   and part.value.id == self_name for part in walk(test)):
+                return test
+        return None
+
+    def _callers_reading(self, cls: ast.ClassDef, method: str, name: str) -> list:
+        """Compiled methods of *cls* that call self.<method>(...) and read self.<name> after that
+        call: a helper sets what its caller then reads (measured to fail, or to read the
+        `__init__` value, the same as the other direction)."""
+        found = []
+        for function in cls.body:
+            if not isinstance(function, ast.FunctionDef) or function.name == method or not function.args.args:
+                continue
+            if not self._compiled(cls.name, function.name):
+                continue
+            self_name = function.args.args[0].arg
+            calls = [n.lineno for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == method and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name]
+            if calls and any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+                             and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > min(calls)
+                             for n in walk(function)):
+                found.append(function.name)
+        return found
+
+    def attribute_set_by_setattr(self, node: ast.Call) -> None:
+        """setattr(self, "name", value) in compiled code, creating an attribute `__init__` never
+        creates, read afterwards by this or another compiled method: measured to fail with
+        "object has no attribute", where a plain `self.name = value` read later in the same
+        method compiles."""
+        check = self.check
+        if not (check.class_stack and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == check.scope_self_name() and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)):
+            return
+        cls = check.class_stack[0]
+        state = self._class(cls)
+        name = node.args[1].value
+        if name in state.parameters or state.created_outside.get(name) or not state.complete:
+            return
+        self_name = check.scope_self_name()
+        current = check.frame.name.rpartition(".")[2]
+        later = any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+                    and n.value.id == self_name and n.lineno > node.lineno for n in walk(check.frame.node))
+        readers = ([current] if later else []) + sorted(
+            m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
+            if m != current and self._compiled(cls.name, m))
+        if readers:
+            for rule in self.rules.of_kind("new-attribute"):
+                check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
 
     def _called_after(self, cls: str, line: int) -> Set[str]:
         """Methods of *cls* the function being walked calls after *line* (self.m(...)), and what
@@ -145,7 +211,11 @@ class StateJudge:
                         elif part.func.attr in ("setattr", "__setattr__"):
                             created.setdefault("*", set()).add(statement.name)
                     elif isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in ("setattr",):
-                        created.setdefault("*", set()).add(statement.name)
+                        named = part.args[1] if len(part.args) > 1 else None
+                        if not (isinstance(named, ast.Constant) and isinstance(named.value, str)):
+                            created.setdefault("*", set()).add(statement.name)  # any attribute
+                        elif not compiled:
+                            created.setdefault(named.value, set()).add(statement.name)
                     if isinstance(part, ast.Assign) and isinstance(part.value, ast.Call):
                         qualified = self.check.qualified(part.value.func)
                         if qualified and self.check.knowledge.triggers.canonical(qualified) in self._parameter_classes:
