@@ -907,6 +907,26 @@ def f(x):
         return x * 2
     return x
 """, extra=("MS413",)),
+    # through a local computed from it, and through a method that returns it
+    case("host-value", True, """
+def f(x):
+    peak = x.max().item()
+    limit = peak * 2
+    if limit > 5:
+        return x * 2
+    return x
+""", extra=("MS413",)),
+    case("host-value", True, """
+class Net(nn.Cell):
+    def total(self, x):
+        return x.sum().item()
+
+    def construct(self, x):
+        n = self.total(x)
+        if n > 3:
+            return x * 2
+        return x
+""", extra=("MS413",)),
     case("host-value", False, """
 def f(x):
     n = x.sum().item()

@@ -241,7 +241,10 @@ class StateJudge:
             return
         api, call = taken
         check = self.check
-        uses = self._steering_uses(check.frame).get(target.id, ())
+        steering = self._steering_uses(check.frame)
+        uses = set(steering.get(target.id, ()))
+        for derived in self._derived(check.frame.node, target.id, node.lineno):
+            uses.update(steering.get(derived, ()))  # lim = n * 2; if lim > 1
         later = sorted(line for line in uses if line > node.lineno)
         if not later and not (api == ".tolist()" and check.read_after(target.id, node.lineno)):
             return
@@ -251,9 +254,48 @@ class StateJudge:
         for rule in self.rules.of_kind("host-value"):
             check.report(rule, call, call, name=target.id, value=_shorten(statement), api=api)
 
-    def _taken(self, value: ast.AST) -> Optional[Tuple[str, ast.AST]]:
+    def _derived(self, function: ast.AST, name: str, line: int) -> Set[str]:
+        """Locals assigned after *line* from *name*, or from a local assigned from it."""
+        assignments = [(n.lineno, n.targets[0].id, {p.id for p in walk(n.value) if isinstance(p, ast.Name)})
+                       for n in walk(function) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], ast.Name) and n.lineno > line]
+        found = {name}
+        grown = True
+        while grown:
+            grown = False
+            for _, target, reads in assignments:
+                if target not in found and reads & found:
+                    found.add(target)
+                    grown = True
+        found.discard(name)
+        return found
+
+    def _returned(self, call: ast.Call) -> Optional[str]:
+        """`.item()` (or int(t)...) when *call* calls a function of this module, or a method of
+        the class being walked, that returns a value taken out of tensor data."""
+        check = self.check
+        func = call.func
+        function = None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == check.scope_self_name() and check.class_stack:
+            function = next((s for s in check.class_stack[0].body if isinstance(s, ast.FunctionDef) and s.name == func.attr), None)
+        elif isinstance(func, ast.Name):
+            function = next((s for s in check.chunk.tree.body if isinstance(s, ast.FunctionDef) and s.name == func.id), None)
+        if function is None or function is check.frame.node:
+            return None
+        for part in walk(function):
+            if isinstance(part, ast.Return) and part.value is not None:
+                taken = self._taken(part.value, helpers=False)
+                if taken is not None:
+                    return f"{taken[0]} in `{function.name}`"
+        return None
+
+    def _taken(self, value: ast.AST, helpers: bool = True) -> Optional[Tuple[str, ast.AST]]:
         """(what takes it, the call) when *value* takes a Python value out of tensor data."""
         check = self.check
+        if helpers and isinstance(value, ast.Call):
+            returned = self._returned(value)
+            if returned is not None:
+                return returned, value
         for rule in self.rules.of_kind("host-value"):
             for part in walk(value):
                 if not isinstance(part, ast.Call):
@@ -262,9 +304,15 @@ class StateJudge:
                 if isinstance(func, ast.Attribute) and func.attr in rule.methods and not part.args:
                     return f".{func.attr}()", part  # only tensors (and NumPy arrays) have both
                 if (isinstance(func, ast.Name) and func.id in rule.names and len(part.args) == 1 and check.is_builtin(func.id)
-                        and check.is_tensor(part.args[0])):
+                        and (check.is_tensor(part.args[0]) or (not helpers and self._reduction(part.args[0])))):
                     return f"{func.id}()", part
         return None
+
+    def _reduction(self, node: ast.AST) -> bool:
+        """t.sum(), (t > 0).max(): in a helper whose parameters msport does not type, a reduction
+        is a tensor's (int(n) of a plain number has no method call)."""
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+                and node.func.attr in self.check.knowledge.triggers.provenance.reductions)
 
     def _steering_uses(self, frame: "Frame") -> Dict[str, Set[int]]:
         """Name -> lines where it decides Python: a condition, a comparison, a loop, a bound,
