@@ -47,6 +47,39 @@ def next_input():
 """
 
 
+#: A layer base class that records, per call, the text printed through sys.stdout ("python")
+#: and the text written to file descriptor 1 behind Python's back ("runtime").
+PRINT_CAPTURE = """
+import contextlib
+import io
+import os
+import sys
+import tempfile
+
+
+class Captured(nn.Cell):
+    def __call__(self, *args):
+        if not hasattr(self, "printed"):
+            object.__setattr__(self, "printed", [])
+        python = io.StringIO()
+        with tempfile.TemporaryFile() as runtime:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            os.dup2(runtime.fileno(), 1)
+            try:
+                with contextlib.redirect_stdout(python):
+                    out = super().__call__(*args)
+            finally:
+                sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+            runtime.seek(0)
+            self.printed.append(f"python: {python.getvalue()!r} runtime: {runtime.read().decode()!r}")
+        return out
+
+"""
+
+
 def case(rule, positive, source, inputs=(X,), **options):
     return dict(rule=rule, positive=positive, source=source.strip("\n") + "\n", inputs=list(inputs), **options)
 
@@ -899,6 +932,20 @@ class Net(nn.Cell):
         self.setup(x)
         return x * self.n
 """),
+    # MS423: print in compiled code. `make()` wraps the layer so that each call records what it
+    # printed through Python's sys.stdout and what reached file descriptor 1 directly.
+    case("print-graph", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("total", x.sum())
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print(f"total {x.sum()}")
+        return x + 1
+""", observe="obj.printed"),
     # MS421: a number read out of tensor data decides a branch
     case("host-value", True, """
 def f(x):

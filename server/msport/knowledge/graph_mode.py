@@ -33,7 +33,7 @@ KINDS = (
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
 PSEUDO_NODES = ("ForElse", "WhileElse", "MultiGenerator", "ComplexConstant")
-BUILTIN_WHEN = ("always", "cell-list", "tensor-number")
+BUILTIN_WHEN = ("always", "cell-list", "tensor-number", "not-one-string")
 RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
 PLACEHOLDERS = frozenset({"construct", "where", "name", "function", "api", "value", "error", "since", "version"})

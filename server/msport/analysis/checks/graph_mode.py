@@ -542,6 +542,9 @@ class GraphModeCheck(Check):
             argument = node.args[0] if node.args else None
             if rule.when == "tensor-number" and not (argument is not None and self.is_data_number(argument)):
                 continue
+            if rule.when == "not-one-string" and (node.keywords or not node.args or (
+                    len(node.args) == 1 and isinstance(argument, (ast.JoinedStr, ast.Constant)))):
+                continue  # print(f"loss {loss}"): compiled code hands one string to Python (measured)
             if rule.when == "cell-list":
                 cells = self._cell_list(argument, rule)
                 if cells is None:
