@@ -832,7 +832,7 @@ class Net(nn.Cell):
     def construct(self, x):
         setattr(self, "n", x.shape[0])
         return x * self.n
-"""),
+""", modes=["ast", "bytecode"]),  # fullgraph=True refuses setattr itself ("Unsupported function"): an error either way
     # MS419: the same attribute created in __init__ is read by the method with its __init__ value
     case("attribute-handoff", True, """
 class Net(nn.Cell):
@@ -974,6 +974,15 @@ class Net(nn.Cell):
             return x * 2
         return x
 """, extra=("MS413",)),
+    # MS421: used on the spot as a slice bound: compiles and agrees in every capture mode
+    case("host-value-size", True, """
+def f(x):
+    return x[: int(x.max().item())] * 2
+""", extra=("MS201",)),
+    case("host-value-size", False, """
+def f(x):
+    return x[: int(x.shape[0]) - 1] * 2
+"""),
     case("host-value", False, """
 def f(x):
     n = x.sum().item()

@@ -147,3 +147,33 @@ def export(model, im):
 """
     found = Analyzer().analyze(text, Settings(), "train.py").findings
     assert not [f for f in found if f.code.startswith("MS4")], [f.message for f in found if f.code.startswith("MS4")]
+
+
+def test_a_host_number_used_on_the_spot_as_a_size_and_attributes_set_as_a_tuple():
+    """kornia's DKD (`is_max[i, :, ih.item() - r:] = False`), ultralytics' losses
+    (`masks.new_zeros(bs, int(n.max()), ...)`) and LoFTR's fine matching
+    (`self.M, self.W = M, W` read by a helper): reduced."""
+    text = """import torch
+import torch.nn as nn
+
+
+class Matching(nn.Module):
+    def forward(self, feat, counts, image_size, is_max):
+        batched = feat.new_zeros(feat.shape[0], int(counts.max()), 4)
+        ih = image_size[0]
+        is_max[0, :, ih.item() - 2:, :] = False
+        rows = feat.new_zeros(int(feat.shape[0]), 4)
+        self.M, self.W = feat.shape[0], feat.shape[1]
+        return self.fine(batched) + rows.sum() + is_max.sum()
+
+    def fine(self, x):
+        return x * self.W
+"""
+    found = _findings(text)
+    assert set(found) == {(7, "MS421"), (9, "MS421"), (11, "MS419")}, sorted(found)
+    size = found[(7, "MS421")].message
+    assert "int()" in size and "size or a bound" in size and "dynamic shape" in size and "x.shape[0]" in size
+    assert ".item()" in found[(9, "MS421")].message
+    assert "`self.W`" in found[(11, "MS419")].message and "`Matching.fine`" in found[(11, "MS419")].message
+    chinese = _findings(text, "zh-CN")[(7, "MS421")].message
+    assert "动态 shape" in chinese and "替代方案" in chinese

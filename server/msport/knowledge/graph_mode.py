@@ -28,7 +28,7 @@ SNAPSHOT_GLOB = "graph-mode-*.toml"
 KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
-    "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard",
+    "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard", "host-size",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
@@ -63,6 +63,7 @@ _FIELDS_BY_KIND = {
     "tensor-attribute": ("methods", "apis"),
     "new-attribute": ("methods",),
     "host-value": ("methods", "names"),
+    "host-size": ("methods", "names"),
 }
 #: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
 _OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
@@ -127,6 +128,7 @@ class GraphModeRules:
     setup_calls: Tuple[str, ...] = ()
     bool_functions: Tuple[str, ...] = ()
     size_names: Tuple[str, ...] = ()  # names holding a size or a count (glob patterns): see [values]
+    size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
     metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
@@ -223,7 +225,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
         setting += ((key, value),)
     patterns = {}
     for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions"), ("values", "size_names"),
-                       ("values", "metadata")):
+                       ("values", "metadata"), ("values", "size_calls")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):

@@ -326,7 +326,8 @@ class GraphModeCheck(Check):
         if self.compiled():
             for target in node.targets:
                 self._check_store(target, node)
-                self.state.attribute_assigned(target, node.value, node)
+                for element, value in _pairs(target, node.value):  # self.M, self.W = M, W
+                    self.state.attribute_assigned(element, value, node)
                 self.state.value_taken(target, node.value, node)
             self.branches.assigned(node)
 
@@ -401,6 +402,11 @@ class GraphModeCheck(Check):
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._check_store(element, node)
+
+    def visit_Slice(self, node: ast.Slice) -> None:
+        if self.compiled():
+            self.state.used_directly(node)
+        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global) -> None:
         if self.frame is not None:
@@ -519,6 +525,7 @@ class GraphModeCheck(Check):
     def visit_Call(self, node: ast.Call) -> None:
         if self.compiled() and id(node) not in self._handled:
             self._check_call(node)
+            self.state.used_directly(node)
         if _short_name(node.func) in self._anywhere and (self.frame is None or self.frame.status != PIPELINE):
             self._check_anywhere(node)
         self.generic_visit(node)
@@ -870,6 +877,17 @@ def _sets(node: ast.Call, keyword: str, value: str, positional: Optional[int] = 
 
 def _version_text(version) -> str:
     return f"{version[0]}.{version[1]}" if version else ""
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
+    """(target, value) of each name an assignment binds: `a, b = x, y` pairs them up; a tuple
+    target from one value (`a, b = f()`) pairs each with a value of unknown type (a call)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return [p for t, v in zip(target.elts, value.elts) for p in _pairs(t, v)]
+        unknown = ast.Call(func=ast.Name(id="_", ctx=ast.Load()), args=[], keywords=[])
+        return [p for t in target.elts for p in _pairs(t, unknown)]
+    return [(target, value)]
 
 
 def _self_containers(cls: ast.ClassDef) -> Dict[str, str]:

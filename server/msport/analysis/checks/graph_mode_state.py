@@ -254,6 +254,39 @@ class StateJudge:
         for rule in self.rules.of_kind("host-value"):
             check.report(rule, call, call, name=target.id, value=_shorten(statement), api=api)
 
+    def used_directly(self, node: ast.AST) -> None:
+        """A Python number taken from tensor data used on the spot as a size: an argument of a
+        size-taking call (x.new_zeros(int(n.max()), 4)) or a slice bound (m[:, t.item():])."""
+        check = self.check
+        if isinstance(node, ast.Slice):
+            places = [b for b in (node.lower, node.upper, node.step) if b is not None]
+        elif isinstance(node, ast.Call) and self.rules.matches("size_calls", _callee(node.func)):
+            places = [a for a in node.args if not isinstance(a, ast.Starred)]
+            places += [k.value for k in node.keywords if k.arg and self.rules.matches("size_names", k.arg)]
+        else:
+            return
+        for place in places:
+            for rule in self.rules.of_kind("host-size"):
+                taken = self._taken_here(place, rule)
+                if taken is None:
+                    continue
+                api, call = taken
+                line = check.chunk.lines[node.lineno - 1].strip() if 0 < node.lineno <= len(check.chunk.lines) else ""
+                check.report(rule, call, call, value=_shorten(line), api=api)
+
+    def _taken_here(self, place: ast.AST, rule) -> Optional[Tuple[str, ast.AST]]:
+        """The value itself, or arithmetic on it (`ih.item() - self.radius`), not a call that
+        merely receives it."""
+        while isinstance(place, (ast.BinOp, ast.UnaryOp)):
+            if isinstance(place, ast.UnaryOp):
+                place = place.operand
+                continue
+            left = self._taken_here(place.left, rule)
+            if left is not None:
+                return left
+            place = place.right
+        return self._taken(place, helpers=False, rules=(rule,)) if isinstance(place, ast.Call) else None
+
     def _derived(self, function: ast.AST, name: str, line: int) -> Set[str]:
         """Locals assigned after *line* from *name*, or from a local assigned from it."""
         assignments = [(n.lineno, n.targets[0].id, {p.id for p in walk(n.value) if isinstance(p, ast.Name)})
@@ -289,14 +322,14 @@ class StateJudge:
                     return f"{taken[0]} in `{function.name}`"
         return None
 
-    def _taken(self, value: ast.AST, helpers: bool = True) -> Optional[Tuple[str, ast.AST]]:
+    def _taken(self, value: ast.AST, helpers: bool = True, rules=None) -> Optional[Tuple[str, ast.AST]]:
         """(what takes it, the call) when *value* takes a Python value out of tensor data."""
         check = self.check
         if helpers and isinstance(value, ast.Call):
             returned = self._returned(value)
             if returned is not None:
                 return returned, value
-        for rule in self.rules.of_kind("host-value"):
+        for rule in rules or self.rules.of_kind("host-value"):
             for part in walk(value):
                 if not isinstance(part, ast.Call):
                     continue
@@ -349,6 +382,10 @@ class StateJudge:
                             uses.setdefault(argument.id, set()).add(argument.lineno)
             self._steering[id(frame.node)] = uses
         return uses
+
+
+def _callee(func: ast.AST) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _recast_of(value: ast.AST, name: str, self_name: str) -> bool:
