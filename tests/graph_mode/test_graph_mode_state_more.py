@@ -177,3 +177,50 @@ class Matching(nn.Module):
     assert "`self.W`" in found[(11, "MS419")].message and "`Matching.fine`" in found[(11, "MS419")].message
     chinese = _findings(text, "zh-CN")[(7, "MS421")].message
     assert "动态 shape" in chinese and "替代方案" in chinese
+
+
+def test_host_side_code_no_compiled_code_reaches_stays_silent_and_is_judged_when_reached():
+    """yolov5's non_max_suppression (a clock and .item() in it), an evaluator's __call__: code
+    msport sees no caller of is judged only as a guess, and not at all when its name says it
+    post-processes, plots, exports or evaluates ([unseen] host_functions / host_classes). The
+    same post-processing called from a forward is compiled and judged."""
+    text = """import time
+import torch
+import torch.nn as nn
+
+
+def non_max_suppression(prediction, conf=0.25):
+    t = time.time()
+    n = prediction.sum().item()
+    if n > 3:
+        prediction = prediction * 2
+    if (time.time() - t) > 1.0:
+        print("slow", n)
+    return torch.cat([prediction, prediction])
+
+
+def decode(prediction):
+    n = prediction.sum().item()
+    if n > 3:
+        prediction = prediction * 2
+    return torch.cat([prediction, prediction])
+
+
+class Evaluator:
+    def __call__(self, model, data):
+        scores = torch.sigmoid(model(data))
+        if scores.mean().item() > 0.5:
+            print("score", scores.mean())
+        return scores
+"""
+    found = _findings(text)
+    assert {line for line, _ in found} == {17}, sorted(found)  # decode: a guess, at hint level
+    assert found[(17, "MS421")].severity.value == "hint"
+    reached = text + """
+
+class Head(nn.Module):
+    def forward(self, x):
+        return non_max_suppression(x)
+"""
+    found = _findings(reached)
+    assert (8, "MS421") in found and (12, "MS423") in found, sorted(found)

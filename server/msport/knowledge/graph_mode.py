@@ -129,6 +129,8 @@ class GraphModeRules:
     bool_functions: Tuple[str, ...] = ()
     size_names: Tuple[str, ...] = ()  # names holding a size or a count (glob patterns): see [values]
     size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
+    host_functions: Tuple[str, ...] = ()  # host-side code by its name (glob patterns): see [unseen]
+    host_classes: Tuple[str, ...] = ()  # words of host-side class names: see [unseen]
     metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
@@ -224,7 +226,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions"), ("values", "size_names"),
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("values", "bool_functions"), ("values", "size_names"),
                        ("values", "metadata"), ("values", "size_calls")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None

@@ -127,6 +127,10 @@ class GraphModeCheck(Check):
         never compiled."""
         if frame.tensor_code is None:
             frame.tensor_code = False
+            *classes, function = frame.name.split(".")
+            if self.rules.matches("host_functions", function) or any(
+                    word in part.lower() for part in classes for word in self.rules.host_classes):
+                return False  # post-processing, plotting, export, evaluation: host-side code
             args = getattr(frame.node, "args", None)
             names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)] if args else []
             if any(self.rules.matches("setup_parameters", n) for n in names):
