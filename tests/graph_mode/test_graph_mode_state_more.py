@@ -224,3 +224,30 @@ class Head(nn.Module):
 """
     found = _findings(reached)
     assert (8, "MS421") in found and (12, "MS423") in found, sorted(found)
+
+
+def test_a_plain_loss_class_is_judged_and_a_plain_predictor_is_not():
+    """ultralytics' losses are plain classes the training step calls (`self.criterion(preds,
+    batch)`): judged as a guess, at hint level ([unseen] loss_classes). A plain predictor's
+    method runs in Python."""
+    text = """import torch
+
+
+class SegmentationLoss:
+    def __init__(self, overlap=True):
+        self.overlap = overlap
+
+    def __call__(self, preds, batch):
+        n = torch.bincount(batch["batch_idx"])
+        gt = preds.new_zeros((preds.shape[0], int(n.max()), 4))
+        return (preds - gt.sum()).abs().mean()
+
+
+class Predictor:
+    def postprocess(self, preds):
+        n = torch.bincount(preds.argmax(-1))
+        return preds.new_zeros((preds.shape[0], int(n.max()), 4))
+"""
+    found = _findings(text)
+    assert set(found) == {(10, "MS421")}, sorted(found)
+    assert found[(10, "MS421")].severity.value == "hint"

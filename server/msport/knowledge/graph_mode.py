@@ -131,6 +131,7 @@ class GraphModeRules:
     size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
     host_functions: Tuple[str, ...] = ()  # host-side code by its name (glob patterns): see [unseen]
     host_classes: Tuple[str, ...] = ()  # words of host-side class names: see [unseen]
+    loss_classes: Tuple[str, ...] = ()  # words of plain classes judged like model code: see [unseen]
     metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
@@ -226,7 +227,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("values", "bool_functions"), ("values", "size_names"),
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
                        ("values", "metadata"), ("values", "size_calls")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None

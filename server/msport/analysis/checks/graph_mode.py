@@ -162,10 +162,11 @@ class GraphModeCheck(Check):
                 status = UNSEEN
             if getattr(node, "name", "") in self.knowledge.triggers.graph.build_methods:
                 status = EAGER  # __init__ runs while the layer is built, whoever builds it
-            if status == UNSEEN and self.class_stack:
+            if status == UNSEEN and self.class_stack and not self._loss_class(self.class_stack[0]):
                 # A layer's method its construct/forward does not reach is called from outside
                 # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
-                # class (an optimizer's step, a predictor): both run in Python.
+                # class (an optimizer's step, a predictor): both run in Python. A plain loss,
+                # matcher or assigner class stays a guess: the training step calls it.
                 status = _OUTSIDE
             name = qualname or getattr(node, "name", "this function")
             frame = Frame(node, status, self._capture(node), self._framework(), name)
@@ -173,6 +174,11 @@ class GraphModeCheck(Check):
         self.frames.append(frame)
         if isinstance(node, ast.AsyncFunctionDef) and self.compiled():
             self._syntax_node(node, "AsyncFunctionDef")
+
+    def _loss_class(self, cls: ast.ClassDef) -> bool:
+        """A plain class (no layer base) named as a loss, matcher or assigner ([unseen] loss_classes)."""
+        name = cls.name.lower()
+        return any(word in name for word in self.rules.loss_classes) and self.context.layer_framework(cls.name) is None
 
     def leave_function(self, node: ast.AST) -> None:
         if self.compiled():

@@ -261,7 +261,8 @@ class StateJudge:
         if isinstance(node, ast.Slice):
             places = [b for b in (node.lower, node.upper, node.step) if b is not None]
         elif isinstance(node, ast.Call) and self.rules.matches("size_calls", _callee(node.func)):
-            places = [a for a in node.args if not isinstance(a, ast.Starred)]
+            places = [e for a in node.args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])
+                      if not isinstance(e, ast.Starred)]  # x.new_zeros((bs, int(n.max()), 4)) too
             places += [k.value for k in node.keywords if k.arg and self.rules.matches("size_names", k.arg)]
         else:
             return
