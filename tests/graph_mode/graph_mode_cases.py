@@ -47,6 +47,39 @@ def next_input():
 """
 
 
+#: A layer base class that records, per call, the text printed through sys.stdout ("python")
+#: and the text written to file descriptor 1 behind Python's back ("runtime").
+PRINT_CAPTURE = """
+import contextlib
+import io
+import os
+import sys
+import tempfile
+
+
+class Captured(nn.Cell):
+    def __call__(self, *args):
+        if not hasattr(self, "printed"):
+            object.__setattr__(self, "printed", [])
+        python = io.StringIO()
+        with tempfile.TemporaryFile() as runtime:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            os.dup2(runtime.fileno(), 1)
+            try:
+                with contextlib.redirect_stdout(python):
+                    out = super().__call__(*args)
+            finally:
+                sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+            runtime.seek(0)
+            self.printed.append(f"python: {python.getvalue()!r} runtime: {runtime.read().decode()!r}")
+        return out
+
+"""
+
+
 def case(rule, positive, source, inputs=(X,), **options):
     return dict(rule=rule, positive=positive, source=source.strip("\n") + "\n", inputs=list(inputs), **options)
 
@@ -538,6 +571,18 @@ class Net(nn.Cell):
         order = ops.sort(y)[1]
         return y[order].sum() * self.scale
 """, inputs=(V,), grad=True),
+    # NumPy and math on a tensor's shape work on Python numbers: compiled, they agree
+    case("third-party", False, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(3, np.float32)))
+
+    def construct(self, x):
+        y = x * self.w
+        count = np.prod(y.shape)
+        return y.sum() / float(count) / math.sqrt(x.shape[-1])
+""", inputs=(V,), grad=True),
     # MS411: frozen at compile time
     case("frozen-random-time", True, """
 def f(x):
@@ -784,6 +829,23 @@ class Net(nn.Cell):
             return x * 2
         return x
 """),
+    # MS419: a helper construct calls creates the attribute construct then reads
+    case("new-attribute", True, """
+class Net(nn.Cell):
+    def setup(self, x):
+        self.n = x.shape[0]
+
+    def construct(self, x):
+        self.setup(x)
+        return x * self.n
+"""),
+    # MS419: setattr creates it, read back in the same construct (a plain assignment compiles)
+    case("new-attribute", True, """
+class Net(nn.Cell):
+    def construct(self, x):
+        setattr(self, "n", x.shape[0])
+        return x * self.n
+""", modes=["ast", "bytecode"]),  # fullgraph=True refuses setattr itself ("Unsupported function"): an error either way
     # MS419: the same attribute created in __init__ is read by the method with its __init__ value
     case("attribute-handoff", True, """
 class Net(nn.Cell):
@@ -817,6 +879,86 @@ class Net(nn.Cell):
             return x * 2
         return x
 """),
+    # MS422: a flag on self that an `if` tests and the branch itself sets (a first-call guard):
+    # compiled, the branch runs on every call (measured: PyNative 2, 1, 1; jit 2, 2, 2)
+    case("first-call-guard", True, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first = True
+
+    def construct(self, x):
+        if self.first:
+            self.first = False
+            return x * 2
+        return x
+""", inputs=("next_input()",), observe="obj.first"),
+    # a counter guard: the branch counts up to a limit
+    case("first-call-guard", True, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.warm = 0
+
+    def construct(self, x):
+        if self.warm < 1:
+            self.warm += 1
+            return x * 2
+        return x
+""", inputs=("next_input()",), observe="obj.warm"),
+    # a cache tested with `is None` and filled with a tensor: compiled, it agrees (MS418 speaks
+    # of the tensor kept on self)
+    case("first-call-guard", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first_input = None
+
+    def construct(self, x):
+        if self.first_input is None:
+            self.first_input = x * 1
+        return x + self.first_input
+""", inputs=("next_input()",), extra=("MS418",)),
+    # the look-alike: the flag is read, then flipped outside any branch on it: compiled, it agrees
+    case("first-call-guard", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.first = True
+
+    def construct(self, x):
+        y = x * 3 if self.first else x
+        self.first = False
+        return y
+""", inputs=("next_input()",), observe="obj.first"),
+    # MS419: a helper hands a value to construct through an attribute __init__ created
+    case("attribute-handoff", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.n = 1
+
+    def setup(self, x):
+        self.n = x.shape[0]
+
+    def construct(self, x):
+        self.setup(x)
+        return x * self.n
+"""),
+    # MS423: print in compiled code. `make()` wraps the layer so that each call records what it
+    # printed through Python's sys.stdout and what reached file descriptor 1 directly.
+    case("print-graph", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("total", x.sum())
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print(f"total {x.sum()}")
+        return x + 1
+""", observe="obj.printed"),
     # MS421: a number read out of tensor data decides a branch
     case("host-value", True, """
 def f(x):
@@ -825,6 +967,35 @@ def f(x):
         return x * 2
     return x
 """, extra=("MS413",)),
+    # through a local computed from it, and through a method that returns it
+    case("host-value", True, """
+def f(x):
+    peak = x.max().item()
+    limit = peak * 2
+    if limit > 5:
+        return x * 2
+    return x
+""", extra=("MS413",)),
+    case("host-value", True, """
+class Net(nn.Cell):
+    def total(self, x):
+        return x.sum().item()
+
+    def construct(self, x):
+        n = self.total(x)
+        if n > 3:
+            return x * 2
+        return x
+""", extra=("MS413",)),
+    # MS421: used on the spot as a slice bound: compiles and agrees in every capture mode
+    case("host-value-size", True, """
+def f(x):
+    return x[: int(x.max().item())] * 2
+""", extra=("MS201",)),
+    case("host-value-size", False, """
+def f(x):
+    return x[: int(x.shape[0]) - 1] * 2
+"""),
     case("host-value", False, """
 def f(x):
     n = x.sum().item()

@@ -28,12 +28,12 @@ SNAPSHOT_GLOB = "graph-mode-*.toml"
 KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
-    "tensor-attribute", "new-attribute", "attribute-handoff", "host-value",
+    "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard", "host-size",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
 PSEUDO_NODES = ("ForElse", "WhileElse", "MultiGenerator", "ComplexConstant")
-BUILTIN_WHEN = ("always", "cell-list", "tensor-number")
+BUILTIN_WHEN = ("always", "cell-list", "tensor-number", "not-one-string")
 RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
 #: What a statement-method rule asks of the call's argument: anything, or a generator expression
@@ -66,6 +66,7 @@ _FIELDS_BY_KIND = {
     "tensor-attribute": ("methods", "apis"),
     "new-attribute": ("methods",),
     "host-value": ("methods", "names"),
+    "host-size": ("methods", "names"),
 }
 #: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
 _OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
@@ -131,6 +132,11 @@ class GraphModeRules:
     setup_calls: Tuple[str, ...] = ()
     bool_functions: Tuple[str, ...] = ()
     size_names: Tuple[str, ...] = ()  # names holding a size or a count (glob patterns): see [values]
+    size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
+    host_functions: Tuple[str, ...] = ()  # host-side code by its name (glob patterns): see [unseen]
+    host_classes: Tuple[str, ...] = ()  # words of host-side class names: see [unseen]
+    loss_classes: Tuple[str, ...] = ()  # words of plain classes judged like model code: see [unseen]
+    metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
     _by_kind: Dict[str, Tuple[GraphRule, ...]] = field(default_factory=dict, compare=False, repr=False)
@@ -225,7 +231,8 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("values", "bool_functions"), ("values", "size_names")):
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
+                       ("values", "metadata"), ("values", "size_calls")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):

@@ -127,6 +127,10 @@ class GraphModeCheck(Check):
         never compiled."""
         if frame.tensor_code is None:
             frame.tensor_code = False
+            *classes, function = frame.name.split(".")
+            if self.rules.matches("host_functions", function) or any(
+                    word in part.lower() for part in classes for word in self.rules.host_classes):
+                return False  # post-processing, plotting, export, evaluation: host-side code
             args = getattr(frame.node, "args", None)
             names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)] if args else []
             if any(self.rules.matches("setup_parameters", n) for n in names):
@@ -158,10 +162,11 @@ class GraphModeCheck(Check):
                 status = UNSEEN
             if getattr(node, "name", "") in self.knowledge.triggers.graph.build_methods:
                 status = EAGER  # __init__ runs while the layer is built, whoever builds it
-            if status == UNSEEN and self.class_stack:
+            if status == UNSEEN and self.class_stack and not self._loss_class(self.class_stack[0]):
                 # A layer's method its construct/forward does not reach is called from outside
                 # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
-                # class (an optimizer's step, a predictor): both run in Python.
+                # class (an optimizer's step, a predictor): both run in Python. A plain loss,
+                # matcher or assigner class stays a guess: the training step calls it.
                 status = _OUTSIDE
             name = qualname or getattr(node, "name", "this function")
             frame = Frame(node, status, self._capture(node), self._framework(), name)
@@ -169,6 +174,11 @@ class GraphModeCheck(Check):
         self.frames.append(frame)
         if isinstance(node, ast.AsyncFunctionDef) and self.compiled():
             self._syntax_node(node, "AsyncFunctionDef")
+
+    def _loss_class(self, cls: ast.ClassDef) -> bool:
+        """A plain class (no layer base) named as a loss, matcher or assigner ([unseen] loss_classes)."""
+        name = cls.name.lower()
+        return any(word in name for word in self.rules.loss_classes) and self.context.layer_framework(cls.name) is None
 
     def leave_function(self, node: ast.AST) -> None:
         if self.compiled():
@@ -326,7 +336,8 @@ class GraphModeCheck(Check):
         if self.compiled():
             for target in node.targets:
                 self._check_store(target, node)
-                self.state.attribute_assigned(target, node.value, node)
+                for element, value in _pairs(target, node.value):  # self.M, self.W = M, W
+                    self.state.attribute_assigned(element, value, node)
                 self.state.value_taken(target, node.value, node)
             self.branches.assigned(node)
 
@@ -401,6 +412,11 @@ class GraphModeCheck(Check):
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._check_store(element, node)
+
+    def visit_Slice(self, node: ast.Slice) -> None:
+        if self.compiled():
+            self.state.used_directly(node)
+        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global) -> None:
         if self.frame is not None:
@@ -519,6 +535,7 @@ class GraphModeCheck(Check):
     def visit_Call(self, node: ast.Call) -> None:
         if self.compiled() and id(node) not in self._handled:
             self._check_call(node)
+            self.state.used_directly(node)
         if _short_name(node.func) in self._anywhere and (self.frame is None or self.frame.status != PIPELINE):
             self._check_anywhere(node)
         self.generic_visit(node)
@@ -527,6 +544,8 @@ class GraphModeCheck(Check):
         func = node.func
         if isinstance(func, ast.Name) and self.is_builtin(func.id):
             self._checkis_builtin(node, func.id)
+            if func.id == "setattr":
+                self.state.attribute_set_by_setattr(node)
         qualified = self.qualified(func)
         if qualified and self._check_module_call(node, qualified):
             return
@@ -540,6 +559,9 @@ class GraphModeCheck(Check):
             argument = node.args[0] if node.args else None
             if rule.when == "tensor-number" and not (argument is not None and self.is_data_number(argument)):
                 continue
+            if rule.when == "not-one-string" and (node.keywords or not node.args or (
+                    len(node.args) == 1 and isinstance(argument, (ast.JoinedStr, ast.Constant)))):
+                continue  # print(f"loss {loss}"): compiled code hands one string to Python (measured)
             if rule.when == "cell-list":
                 cells = self._cell_list(argument, rule)
                 if cells is None:
@@ -578,12 +600,21 @@ class GraphModeCheck(Check):
         return False
 
     def _carries_tensor(self, node: ast.AST) -> bool:
-        for part in walk(node):
-            if isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) and self.is_tensor(part):
+        """Tensor data reaches *node*: not only its metadata (x.shape, x.size(-1), len(x))."""
+        if self._metadata(node):
+            return False
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) and self.is_tensor(node):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self._exit_methods():
+            return True
+        return any(self._carries_tensor(child) for child in ast.iter_child_nodes(node))
+
+    def _metadata(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "len" and self.is_builtin("len"):
                 return True
-            if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr in self._exit_methods():
-                return True
-        return False
+            node = node.func
+        return isinstance(node, ast.Attribute) and self.rules.matches("metadata", node.attr)
 
     def _exit_methods(self) -> Set[str]:
         return {m for rule in self.rules.of_kind("third-party") for m in rule.methods}
@@ -865,6 +896,17 @@ def _sets(node: ast.Call, keyword: str, value: str, positional: Optional[int] = 
 
 def _version_text(version) -> str:
     return f"{version[0]}.{version[1]}" if version else ""
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> List[Tuple[ast.AST, ast.AST]]:
+    """(target, value) of each name an assignment binds: `a, b = x, y` pairs them up; a tuple
+    target from one value (`a, b = f()`) pairs each with a value of unknown type (a call)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return [p for t, v in zip(target.elts, value.elts) for p in _pairs(t, v)]
+        unknown = ast.Call(func=ast.Name(id="_", ctx=ast.Load()), args=[], keywords=[])
+        return [p for t in target.elts for p in _pairs(t, unknown)]
+    return [(target, value)]
 
 
 def _self_containers(cls: ast.ClassDef) -> Dict[str, str]:

@@ -1,15 +1,17 @@
-"""MS418, MS419, MS421: state a compiled Cell keeps on ``self``, and Python values taken out of
+"""MS418, MS419, MS421, MS422: state a compiled Cell keeps on ``self``, and Python values taken out of
 tensor data that then steer Python.
 
 Helpers of GraphModeCheck (graph_mode.py), called on the assignments it walks in compiled code;
 the rules' texts and lists are data (rules/graph_mode.toml, kinds ``tensor-attribute``,
-``new-attribute`` and ``host-value``), each proven on the real package
+``new-attribute``, ``host-value`` and ``first-call-guard``), each proven on the real package
 (tests/graph_mode/graph_mode_cases.py):
 
 - ``self.x = <tensor>`` in construct, x not a Parameter: the attribute keeps the first call's
   value (MS418);
 - ``self.x = ...`` in construct, x created nowhere outside compiled code, and read by another
   compiled method of the class: compiling that method fails, x does not exist yet (MS419);
+- ``self.x = <constant>`` (or ``self.x += n``) inside an if that tests self.x: the compiled
+  branch keeps running on every call (MS422);
 - ``n = t.item()`` (``.tolist()``, ``int(t)``) whose name later decides a branch, a loop, a
   comparison or a size: the value stays a tensor in the graph (MS421, a cost).
 """
@@ -57,9 +59,16 @@ class StateJudge:
         name = target.attr
         if name in state.parameters:
             return
+        guard = self._own_guard(name, target.value.id, value, augmented)
+        if guard is not None:
+            # A flag or count the branch's own if tests: compiled, the branch keeps running.
+            for rule in self.rules.of_kind("first-call-guard"):
+                check.report(rule, node, node, name=name, value=_shorten(f"if {ast.unparse(guard)}"))
+            return
         current = check.frame.name.rpartition(".")[2]
         readers = sorted(m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
                          if m != current and self._compiled(cls.name, m)) if not augmented else []
+        readers += [m for m in self._callers_reading(cls, current, name) if m not in readers] if not augmented else []
         if readers:
             # Another compiled method reads it: compiled, it is read before construct sets it.
             kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
@@ -70,6 +79,63 @@ class StateJudge:
         if self._tensor(value) and not _recast_of(value, name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
+
+    def _own_guard(self, name: str, self_name: str, value: ast.AST, augmented: bool) -> Optional[ast.AST]:
+        """The condition of an enclosing if that reads self.<name>, when the assignment gives it
+        a constant (a flag) or counts it (+=): what was measured to keep taking the branch. A
+        tensor stored under `if self.x is None` compiled and agreed."""
+        if not (augmented or (isinstance(value, ast.Constant) and not isinstance(value.value, str))):
+            return None
+        for test in self.check._tests:
+            if any(isinstance(part, ast.Attribute) and part.attr == name and isinstance(part.value, ast.Name)
+                   and part.value.id == self_name for part in walk(test)):
+                return test
+        return None
+
+    def _callers_reading(self, cls: ast.ClassDef, method: str, name: str) -> list:
+        """Compiled methods of *cls* that call self.<method>(...) and read self.<name> after that
+        call: a helper sets what its caller then reads (measured to fail, or to read the
+        `__init__` value, the same as the other direction)."""
+        found = []
+        for function in cls.body:
+            if not isinstance(function, ast.FunctionDef) or function.name == method or not function.args.args:
+                continue
+            if not self._compiled(cls.name, function.name):
+                continue
+            self_name = function.args.args[0].arg
+            calls = [n.lineno for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == method and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name]
+            if calls and any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+                             and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > min(calls)
+                             for n in walk(function)):
+                found.append(function.name)
+        return found
+
+    def attribute_set_by_setattr(self, node: ast.Call) -> None:
+        """setattr(self, "name", value) in compiled code, creating an attribute `__init__` never
+        creates, read afterwards by this or another compiled method: measured to fail with
+        "object has no attribute", where a plain `self.name = value` read later in the same
+        method compiles."""
+        check = self.check
+        if not (check.class_stack and len(node.args) == 3 and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == check.scope_self_name() and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)):
+            return
+        cls = check.class_stack[0]
+        state = self._class(cls)
+        name = node.args[1].value
+        if name in state.parameters or state.created_outside.get(name) or not state.complete:
+            return
+        self_name = check.scope_self_name()
+        current = check.frame.name.rpartition(".")[2]
+        later = any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+                    and n.value.id == self_name and n.lineno > node.lineno for n in walk(check.frame.node))
+        readers = ([current] if later else []) + sorted(
+            m for m in state.readers.get(name, frozenset()) & self._called_after(cls.name, node.lineno)
+            if m != current and self._compiled(cls.name, m))
+        if readers:
+            for rule in self.rules.of_kind("new-attribute"):
+                check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
 
     def _called_after(self, cls: str, line: int) -> Set[str]:
         """Methods of *cls* the function being walked calls after *line* (self.m(...)), and what
@@ -145,7 +211,11 @@ class StateJudge:
                         elif part.func.attr in ("setattr", "__setattr__"):
                             created.setdefault("*", set()).add(statement.name)
                     elif isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in ("setattr",):
-                        created.setdefault("*", set()).add(statement.name)
+                        named = part.args[1] if len(part.args) > 1 else None
+                        if not (isinstance(named, ast.Constant) and isinstance(named.value, str)):
+                            created.setdefault("*", set()).add(statement.name)  # any attribute
+                        elif not compiled:
+                            created.setdefault(named.value, set()).add(statement.name)
                     if isinstance(part, ast.Assign) and isinstance(part.value, ast.Call):
                         qualified = self.check.qualified(part.value.func)
                         if qualified and self.check.knowledge.triggers.canonical(qualified) in self._parameter_classes:
@@ -171,7 +241,10 @@ class StateJudge:
             return
         api, call = taken
         check = self.check
-        uses = self._steering_uses(check.frame).get(target.id, ())
+        steering = self._steering_uses(check.frame)
+        uses = set(steering.get(target.id, ()))
+        for derived in self._derived(check.frame.node, target.id, node.lineno):
+            uses.update(steering.get(derived, ()))  # lim = n * 2; if lim > 1
         later = sorted(line for line in uses if line > node.lineno)
         if not later and not (api == ".tolist()" and check.read_after(target.id, node.lineno)):
             return
@@ -181,10 +254,83 @@ class StateJudge:
         for rule in self.rules.of_kind("host-value"):
             check.report(rule, call, call, name=target.id, value=_shorten(statement), api=api)
 
-    def _taken(self, value: ast.AST) -> Optional[Tuple[str, ast.AST]]:
+    def used_directly(self, node: ast.AST) -> None:
+        """A Python number taken from tensor data used on the spot as a size: an argument of a
+        size-taking call (x.new_zeros(int(n.max()), 4)) or a slice bound (m[:, t.item():])."""
+        check = self.check
+        if isinstance(node, ast.Slice):
+            places = [b for b in (node.lower, node.upper, node.step) if b is not None]
+        elif isinstance(node, ast.Call) and self.rules.matches("size_calls", _callee(node.func)):
+            places = [e for a in node.args for e in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])
+                      if not isinstance(e, ast.Starred)]  # x.new_zeros((bs, int(n.max()), 4)) too
+            places += [k.value for k in node.keywords if k.arg and self.rules.matches("size_names", k.arg)]
+        else:
+            return
+        for place in places:
+            for rule in self.rules.of_kind("host-size"):
+                taken = self._taken_here(place, rule)
+                if taken is None:
+                    continue
+                api, call = taken
+                line = check.chunk.lines[node.lineno - 1].strip() if 0 < node.lineno <= len(check.chunk.lines) else ""
+                check.report(rule, call, call, value=_shorten(line), api=api)
+
+    def _taken_here(self, place: ast.AST, rule) -> Optional[Tuple[str, ast.AST]]:
+        """The value itself, or arithmetic on it (`ih.item() - self.radius`), not a call that
+        merely receives it."""
+        while isinstance(place, (ast.BinOp, ast.UnaryOp)):
+            if isinstance(place, ast.UnaryOp):
+                place = place.operand
+                continue
+            left = self._taken_here(place.left, rule)
+            if left is not None:
+                return left
+            place = place.right
+        return self._taken(place, helpers=False, rules=(rule,)) if isinstance(place, ast.Call) else None
+
+    def _derived(self, function: ast.AST, name: str, line: int) -> Set[str]:
+        """Locals assigned after *line* from *name*, or from a local assigned from it."""
+        assignments = [(n.lineno, n.targets[0].id, {p.id for p in walk(n.value) if isinstance(p, ast.Name)})
+                       for n in walk(function) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], ast.Name) and n.lineno > line]
+        found = {name}
+        grown = True
+        while grown:
+            grown = False
+            for _, target, reads in assignments:
+                if target not in found and reads & found:
+                    found.add(target)
+                    grown = True
+        found.discard(name)
+        return found
+
+    def _returned(self, call: ast.Call) -> Optional[str]:
+        """`.item()` (or int(t)...) when *call* calls a function of this module, or a method of
+        the class being walked, that returns a value taken out of tensor data."""
+        check = self.check
+        func = call.func
+        function = None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == check.scope_self_name() and check.class_stack:
+            function = next((s for s in check.class_stack[0].body if isinstance(s, ast.FunctionDef) and s.name == func.attr), None)
+        elif isinstance(func, ast.Name):
+            function = next((s for s in check.chunk.tree.body if isinstance(s, ast.FunctionDef) and s.name == func.id), None)
+        if function is None or function is check.frame.node:
+            return None
+        for part in walk(function):
+            if isinstance(part, ast.Return) and part.value is not None:
+                taken = self._taken(part.value, helpers=False)
+                if taken is not None:
+                    return f"{taken[0]} in `{function.name}`"
+        return None
+
+    def _taken(self, value: ast.AST, helpers: bool = True, rules=None) -> Optional[Tuple[str, ast.AST]]:
         """(what takes it, the call) when *value* takes a Python value out of tensor data."""
         check = self.check
-        for rule in self.rules.of_kind("host-value"):
+        if helpers and isinstance(value, ast.Call):
+            returned = self._returned(value)
+            if returned is not None:
+                return returned, value
+        for rule in rules or self.rules.of_kind("host-value"):
             for part in walk(value):
                 if not isinstance(part, ast.Call):
                     continue
@@ -192,9 +338,15 @@ class StateJudge:
                 if isinstance(func, ast.Attribute) and func.attr in rule.methods and not part.args:
                     return f".{func.attr}()", part  # only tensors (and NumPy arrays) have both
                 if (isinstance(func, ast.Name) and func.id in rule.names and len(part.args) == 1 and check.is_builtin(func.id)
-                        and check.is_tensor(part.args[0])):
+                        and (check.is_tensor(part.args[0]) or (not helpers and self._reduction(part.args[0])))):
                     return f"{func.id}()", part
         return None
+
+    def _reduction(self, node: ast.AST) -> bool:
+        """t.sum(), (t > 0).max(): in a helper whose parameters msport does not type, a reduction
+        is a tensor's (int(n) of a plain number has no method call)."""
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+                and node.func.attr in self.check.knowledge.triggers.provenance.reductions)
 
     def _steering_uses(self, frame: "Frame") -> Dict[str, Set[int]]:
         """Name -> lines where it decides Python: a condition, a comparison, a loop, a bound,
@@ -231,6 +383,10 @@ class StateJudge:
                             uses.setdefault(argument.id, set()).add(argument.lineno)
             self._steering[id(frame.node)] = uses
         return uses
+
+
+def _callee(func: ast.AST) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _recast_of(value: ast.AST, name: str, self_name: str) -> bool:
