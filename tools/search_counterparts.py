@@ -9,7 +9,7 @@ default target or on CPU, this looks for candidates in the namespaces of rules/s
 [wide] (the real package's names, rules/snapshots/mindspore-2.10.0.json): the same name, the
 name without its `_` prefix or suffix, singular/plural, snake/camel case, and the synonym pairs
 of [wide.synonyms]. Each candidate is then run against torch (torch 2.13, mindspore 2.10 CPU,
-one child process per batch, tools/equivalence_runner.py) for the torch API's common call
+one child process per batch, PyNative and mindspore.jit, tools/equivalence_runner.py) for the torch API's common call
 shapes on generated inputs: a candidate equal for every shape torch accepts is a counterpart
 (MS103 for those shapes); one that runs but differs is a measured divergence (MS102, what
 differs); none leaves the API missing (MS101, naming what was searched). Random results are
@@ -152,7 +152,7 @@ def cases_for(torch: str, candidate: str) -> List[Dict]:
         original, fixed = _source(torch, candidate, "y" if args in ("y", "j") else args)
         out.append({"id": f"{torch}|{candidate}|{label}", "original": {"framework": "torch", "code": original},
                     "fixed": {"framework": "mindspore", "code": fixed}, "args": ["x", "y"], "inputs": [inputs],
-                    "modes": ["pynative"], "check_dtype": True})
+                    "check_dtype": True})
     return out
 
 

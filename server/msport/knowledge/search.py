@@ -73,7 +73,9 @@ def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Op
         base = f"{module}.{short[:-1]}"
         target = target_of(base)
         if target:
-            return messages["inplace"].format_map(_Keep(short=short, base=base, target=target, torch=torch_name))
+            # `x.neg_()`: the out-of-place method on the same receiver, not torch.Tensor.neg(x, ...)
+            key = "inplace_method" if module == "torch.Tensor" and "inplace_method" in messages else "inplace"
+            return messages[key].format_map(_Keep(short=short, base=base, target=target, torch=torch_name, method=short[:-1]))
     spaces = rules.spaces_for(torch_name)
     wide = rules.wide.get(module)
     for space in spaces:

@@ -367,13 +367,21 @@ class ApiMappingCheck(Check):
                     self.settings.backend, attribute)
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
-    def _in_torch_container(self, call: ast.Call, parents) -> bool:
-        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()))."""
-        containers = default_callforms().torch_containers
+    def _in_torch_container(self, call: ast.Call, parents, collected: bool = False) -> bool:
+        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()));
+        with *collected*, also a torch layer gathered in a plain list (for a fix's safety)."""
+        forms = default_callforms()
+        containers = forms.torch_containers
         child, parent = call, parents.get(id(call))
-        # Through literals, unpacking and comprehensions: nn.ModuleList([nn.Conv2d(...) for ...]).
-        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)):
+        # Through literals, unpacking, comprehensions and the calls that only build a container's
+        # argument: nn.ModuleList([nn.Conv2d(...) for ...]), nn.Sequential(OrderedDict([...])).
+        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)) \
+                or (isinstance(parent, ast.Call) and child is not parent.func and self._builds_container(parent)):
             child, parent = parent, parents.get(id(parent))
+        if collected and isinstance(parent, (ast.AugAssign, ast.Assign)) and child is parent.value and child is not call:
+            # `layers += [nn.ReLU()]`, `layers = [nn.Conv2d(...), nn.ReLU()]`: a torch layer collected in a
+            # plain list is collected for a container, like one appended (below).
+            return self._is_torch_layer(call)
         if not isinstance(parent, ast.Call) or child is parent.func:
             return False
         named = self.qualified(parent.func)
@@ -388,6 +396,13 @@ class ApiMappingCheck(Check):
             # there would end up in a torch module, so its fix is not safe on its own.
             return self._is_torch_layer(call)
         return False
+
+    def _builds_container(self, call: ast.Call) -> bool:
+        builders = default_callforms().container_builders
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in builders and self.context.binding(func.id) is None:
+            return True  # the builtin dict/list/tuple
+        return self.qualified(func) in builders
 
     def _is_torch_layer(self, call: ast.Call) -> bool:
         named = self.qualified(call.func)
@@ -441,7 +456,7 @@ class ApiMappingCheck(Check):
 
     def _unsafe_reason(self, node: ast.AST, verdict: Verdict, call: CallVerdict, target: str) -> Optional[str]:
         templates = self._templates
-        if any(f.condition("inside") for f in call.forms):
+        if any(f.condition("inside") for f in call.forms) or self._in_torch_container_node(node):
             return message("unsafe.torch_container", self.settings.language)
         if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
             return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
@@ -509,7 +524,7 @@ class ApiMappingCheck(Check):
 
     def _in_torch_container_node(self, node: ast.AST) -> bool:
         call = called_by(self.chunk.tree, node)
-        return call is not None and self._in_torch_container(call, parent_map(self.chunk.tree))
+        return call is not None and self._in_torch_container(call, parent_map(self.chunk.tree), collected=True)
 
     def _spelling(self, target: str):
         """How to write *target* in this module, and the import statement it needs, if any."""
