@@ -27,7 +27,7 @@ EQUAL = [(None, 3), (None, 4), (None, 5)] + [(m, d) for m in ("constant", "refle
 #: x.to(...) calls mindspore.Tensor.to takes as PyTorch does (the to-* forms), and one it raises on.
 TO_EQUAL = {"dtype": "x.to({t}.float16)", "dtype keyword": "x.to(dtype={t}.int64)", "other tensor": "x.to(y)",
             "device of a tensor": "x.to(y.device)", "cpu": "x.to('cpu')", "copy": "x.to({t}.float16, copy=True)",
-            "non_blocking": "x.to({t}.float16, non_blocking=True)"}
+            "non_blocking": "x.to({t}.float16, non_blocking=True)", "type(dtype)": "x.type({t}.int32)"}
 
 
 def to_case(name, call):
@@ -69,7 +69,7 @@ SIGNATURES = {"id": "conv1d defaults", "original": {"framework": "torch", "code"
 @pytest.fixture(scope="module")
 def runs():
     return run_cases([case(m, d) for m, d in EQUAL + [("reflect", 5)]]
-                     + [to_case(n, c) for n, c in TO_EQUAL.items()] + [to_case("cuda", "x.to('cuda')")]
+                     + [to_case(n, c) for n, c in TO_EQUAL.items()] + [to_case("cuda", "x.to('cuda')"), to_case("type name", "x.type('torch.FloatTensor')")]
                      + [scatter_case(n) for n in SCATTER] + [SIGNATURES])
 
 
@@ -141,3 +141,18 @@ def test_the_verdict_follows_the_mode_of_the_call():
     messages = [found[line].message for line in sorted(found)]
     assert all("mode behaves differently" not in m for m in messages)
     assert "5-D" in messages[2] and "variable" in messages[3]
+
+
+def test_tensor_type_with_a_torch_type_name_raises_on_mindspore(runs):
+    result = runs["to type name"]
+    assert not result["ok"] and "TypeError" in result["detail"], result["detail"]
+
+
+def test_tensor_type_verdict_follows_its_argument():
+    source = ("import torch\n\n"
+              "def f():\n"
+              "    x = torch.zeros(3)\n"
+              "    return x.type(torch.float16), x.type('torch.FloatTensor'), x.type()\n")
+    found = sorted((f.span.start_col, f.code) for f in ANALYZER.analyze(source, settings(backend="cpu")).findings
+                   if f.torch_api == "torch.Tensor.type")
+    assert [code for _, code in found] == ["MS103", "MS102", "MS102"]
