@@ -61,6 +61,7 @@ NO_TEXT = {
     "proven_defaults.toml": "which parameters the prover ran passed explicitly",
     "default_clauses.toml": "patterns that read the rules' notes (its sentences are in callforms.toml)",
     "proven_renames.toml": "which renames the prover ran",
+    "searched.toml": "which counterparts tools/search_counterparts.py found and ran (its sentences are in search.toml)",
     "tensors.toml": "what makes an expression a tensor",
     "snapshots/": "the packages' own lists",
 }

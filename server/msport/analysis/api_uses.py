@@ -79,6 +79,9 @@ class _UseCollector(ScopeVisitor):
         return True
 
 
+_STATUS = {"MS101": "missing", "MS102": "divergent", "MS103": "equivalent"}
+
+
 def api_uses(result: AnalysisResult, knowledge: KnowledgeBase, settings: Settings, is_api=None, functions: Optional[FunctionIndex] = None) -> List[ApiUse]:
     """Every torch API reference of the analysed module, in source order.
 
@@ -89,6 +92,9 @@ def api_uses(result: AnalysisResult, knowledge: KnowledgeBase, settings: Setting
     is_api = is_api or (lambda name: False)
     functions = functions or FunctionIndex(function_ranges(result))
     uses: List[ApiUse] = []
+    # A call judged by its own form (x.to(torch.float16) is MS103 where the API's note diverges) has
+    # the status of its finding, not the API's.
+    judged = {(f.span, f.torch_api): _STATUS[f.code] for f in result.findings if f.code in _STATUS}
     for item in result.chunks:
         if item.tree is None:
             continue
@@ -99,7 +105,7 @@ def api_uses(result: AnalysisResult, knowledge: KnowledgeBase, settings: Setting
             uses.append(
                 ApiUse(
                     torch_api=qualified,
-                    status=verdict.status if verdict else UNKNOWN,
+                    status=judged.get((span, qualified), verdict.status) if verdict else UNKNOWN,
                     mindspore_api=verdict.mindspore if verdict else None,
                     span=span,
                     call=call,

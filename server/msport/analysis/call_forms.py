@@ -145,7 +145,19 @@ def value_kind(node: ast.AST) -> str:
         return "tuple"
     if isinstance(node, ast.GeneratorExp):
         return "generator"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+        # `torch.float16`, `y.dtype`: a dtype; `y.device`: a tensor's device (what x.to() is given)
+        if node.attr in _DTYPE_NAMES or node.attr == "dtype":
+            return "dtype"
+        if node.attr == "device":
+            return "device"
     return "variable"
+
+
+#: Names of the dtypes torch and MindSpore spell as module attributes (torch.float16, ms.int64).
+_DTYPE_NAMES = frozenset({"float", "float16", "float32", "float64", "half", "double", "bfloat16", "int", "int8", "int16",
+                          "int32", "int64", "long", "short", "uint8", "bool", "bool_", "complex64", "complex128",
+                          "cfloat", "cdouble"})
 
 
 _KIND_MATCHES = {
@@ -154,7 +166,7 @@ _KIND_MATCHES = {
     "sequence": ("list", "tuple"),
     "literal": ("true", "false", "none", "int", "float", "str", "literal", "list", "tuple"),
     # a generator expression is a value msport cannot read, as a variable is
-    "variable": ("variable", "generator"),
+    "variable": ("variable", "generator", "dtype", "device"),
 }
 
 
@@ -200,6 +212,13 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     # other parameters the call must pass too (a max pool's stride, without which its default differs)
     if present and any(bound.get(p) is None for p in ([present] if isinstance(present, str) else present)):
         return None
+    first = form.condition("first")
+    # the kind of the first positional argument, for APIs whose signature binds none (x.to(*args))
+    if first:
+        # a dtype or a device is no unknown "variable" here: each has its own form
+        actual = value_kind(bound.call.args[0]) if bound.call.args else None
+        if actual is None or not (actual == first or (first != "variable" and _kind_matches(first, actual))):
+            return None
     wanted = form.condition("value")
     if wanted and not _kind_matches(wanted, value_kind(node)):
         return None

@@ -320,6 +320,16 @@ class Scope:
     #: Parameters typed as tensors only by how the function uses them (not by an annotation or
     #: by being a layer's input): what callers pass, when known, says more.
     inferred: Set[str] = field(default_factory=set)
+    #: Parameters annotated with a type that is no tensor (np.ndarray, list, a config class).
+    not_tensors: Set[str] = field(default_factory=set)
+
+    def shown_not_tensor(self, name: str) -> bool:
+        scope: Optional[Scope] = self
+        while scope is not None:
+            if name in scope.values:
+                return name in scope.not_tensors
+            scope = scope.parent
+        return False
 
     def lookup(self, name: str) -> Tuple[bool, Optional[Value]]:
         """(is the name bound here or in an enclosing function, its value if known)."""
@@ -572,10 +582,34 @@ class ScopeVisitor(Visitor):
         `x.size(0)` too) when nothing else says what it is: a tensor of the module's framework."""
         evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls)
         if evidence and not (
-                isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()):
+                isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()) and not self._shown_not_tensor(method.value):
             framework = self.module_framework()
             return TensorValue(framework) if framework else None
         return None
+
+    def _shown_not_tensor(self, receiver: ast.AST) -> bool:
+        """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, a
+        parameter annotated with another type. A method name alone then says nothing."""
+        if isinstance(receiver, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                                 ast.SetComp, ast.JoinedStr)):
+            return True
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, (ast.Name, ast.Attribute)):
+            named = qualified_name(receiver.func, self.context)
+            return bool(named) and named.split(".", 1)[0] == "numpy"
+        return isinstance(receiver, ast.Name) and self.scope.shown_not_tensor(receiver.id)
+
+    def _names_no_tensor(self, annotation: ast.AST) -> bool:
+        """An annotation naming NumPy's array, a builtin container or scalar, or a class of this
+        module that is no layer: `arr: np.ndarray`, `items: list`, `cfg: Config`."""
+        annotation = _without_none(annotation, self.context)
+        if isinstance(annotation, ast.Subscript):
+            annotation = annotation.value  # List[int], Tuple[...], np.ndarray[...]
+        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+            return False
+        named = qualified_name(annotation, self.context)
+        if named:
+            return named.split(".", 1)[0] == "numpy" or named in _NOT_TENSOR_TYPES
+        return isinstance(annotation, ast.Name) and annotation.id in _BUILTIN_NOT_TENSORS
 
     def _call_result(self, qualified: str) -> Optional[Value]:
         if qualified.startswith(LOCAL + "."):
@@ -892,6 +926,8 @@ class ScopeVisitor(Visitor):
             if self.scope.self_name and arg.arg == self.scope.self_name:
                 continue
             value = self._annotation_value(arg.annotation)
+            if value is None and arg.annotation is not None and self._names_no_tensor(arg.annotation):
+                self.scope.not_tensors.add(arg.arg)
             if value is None and graph_method and arg.annotation is None:
                 # Inputs of forward/construct are tensors in model code.
                 value = TensorValue(graph_method)
@@ -986,6 +1022,10 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
 
 
 _OPTIONAL = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional"})
+#: Annotations of values that are never tensors (builtins as written, typing's containers qualified).
+_BUILTIN_NOT_TENSORS = frozenset({"list", "tuple", "dict", "set", "frozenset", "str", "bytes", "int", "float", "bool", "complex"})
+_NOT_TENSOR_TYPES = frozenset({"typing.List", "typing.Tuple", "typing.Dict", "typing.Set", "typing.FrozenSet",
+                               "typing.Sequence", "typing.Mapping", "typing.Iterable", "typing.Type"})
 
 
 def _without_none(annotation: ast.AST, context: Optional[ModuleContext] = None) -> ast.AST:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .. import pyast
-from ..knowledge.messages import listing
+from ..knowledge.messages import listing, message
 from ..knowledge.port_fixes import Helper, PortFix, default_port_fix_rules
 from ..knowledge.rule_texts import in_language
 from .findings import Edit, Finding, Fix, Safety, Span
@@ -451,7 +451,13 @@ class _Site:
             return None
         target = self.text(tensor)
         new = f"{target}.set_data({alias}.initializer({alias}.{spec.initializer}({arguments}), {target}.shape, {target}.dtype))"
-        return self._fix(rule, [Edit(self.span(call), new)], [statement], target=target, alias=alias, initializer=spec.initializer)
+        fix = self._fix(rule, [Edit(self.span(call), new)], [statement], target=target, alias=alias, initializer=spec.initializer)
+        if isinstance(tensor, ast.Attribute) and tensor.attr == "data":
+            # `nn.init.zeros_(m.bias.data)`: in place on a view of the parameter, never run (a
+            # safe fix there changed behaviour in the held-out audit).
+            fix = replace(fix, safety=Safety.UNSAFE, reason=message("unsafe.init_data", self.language, target=target,
+                                                                     parameter=self.text(tensor.value)))
+        return fix
 
     def _remove_grad_context(self, rule: PortFix, node, finding) -> Optional[Fix]:
         call = self.call_of(node)

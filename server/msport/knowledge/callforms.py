@@ -28,9 +28,9 @@ PROVEN_FILE = "proven_callforms.toml"
 VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 #: Conditions on a call; analysis/call_forms.py interprets each (all given must hold).
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
-            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default", "present")
+            "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default", "present", "first")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
-               "sequence", "literal", "variable", "generator")
+               "sequence", "literal", "variable", "generator", "dtype", "device")
 INSIDE = ("torch-container",)
 DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")
@@ -105,6 +105,8 @@ class CallForms:
     dtype_hints: DtypeHints = DtypeHints()
     #: Torch classes a layer is placed in (nn.Sequential(...)): a MindSpore cell must not be.
     torch_containers: FrozenSet[str] = frozenset()
+    #: Calls that only pass their arguments on into a container (OrderedDict([...]), dict(...)).
+    container_builders: FrozenSet[str] = frozenset()
     #: Attributes that are equivalent where they are passed on to a call (x.device).
     passed_on: FrozenSet[str] = frozenset()
     #: Message and fix-title templates of the MS1xx findings ([messages]), in every language.
@@ -235,6 +237,7 @@ def load_callforms(directory: Optional[Path] = None) -> CallForms:
     messages = read_texts(data.get("messages", {}), FILE_NAME, "[messages]", MESSAGES, problems)
     return CallForms(forms=tuple(forms), problems=tuple(problems), dtype_hints=dtype_hints,
                      torch_containers=frozenset(data.get("torch_containers", [])), messages=messages,
+                     container_builders=frozenset(data.get("container_builders", [])),
                      passed_on=frozenset(data.get("passed_on", [])),
                      **_load_proven(directory / PROVEN_FILE))
 

@@ -15,7 +15,8 @@ from .codes import load_codes
 from .loader import RuleFileError, RuleProblem, file_problem, load_api_rules, read_toml, rules_dir
 from .loader import FIRST_VERSION, LAST_VERSION
 from .model import ApiRule, CodeInfo, Target, Verdict, Version
-from .search import default_search, internal_note, missing_note
+from .search import default_search, internal_note, missing_note, searched_note
+from .searched import searched_counterpart
 from .triggers import FILE_NAME as TRIGGERS_FILE, TriggerRules, load_triggers
 
 TORCH_SNAPSHOT = "torch-2.13.0.json"
@@ -112,6 +113,8 @@ class KnowledgeBase:
             return None
         for target in rule.targets:
             if target.applies(version, backend):
+                if target.mindspore is None and (found := self._searched(qualified, version, backend, rule)) is not None:
+                    return found
                 return Verdict(
                     torch=qualified,
                     status=target.status or rule.status,
@@ -122,6 +125,9 @@ class KnowledgeBase:
                     rule=rule,
                     renames=target.renames,
                 )
+        found = self._searched(qualified, version, backend, rule)
+        if found is not None:
+            return found
         elsewhere = _availability(rule)
         return Verdict(
             torch=qualified,
@@ -133,6 +139,16 @@ class KnowledgeBase:
             rule=rule,
             available_elsewhere=elsewhere,
         )
+
+    @staticmethod
+    def _searched(qualified: str, version: Version, backend: str, rule: ApiRule) -> Optional[Verdict]:
+        """No rule maps *qualified* here, but msport's search of MindSpore found an API and ran
+        it against torch (rules/searched.toml): equivalent or divergent as measured."""
+        found = searched_counterpart(qualified, version, backend)
+        if found is None:
+            return None
+        return Verdict(torch=qualified, status=found.verdict, mindspore=found.mindspore, note=searched_note(found),
+                       diff=None, consequence=None, rule=rule)
 
     def code(self, code: str) -> CodeInfo:
         return self.codes[code]

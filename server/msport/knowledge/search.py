@@ -15,6 +15,7 @@ from typing import Callable, Dict, Optional, Tuple
 from .signatures import mindspore_entry
 from .loader import RuleFileError, read_toml, rules_dir
 from .shared import load_once
+from .searched import SEARCHED_ON as SEARCHED_RELEASE
 
 FILE_NAME = "search.toml"
 
@@ -25,6 +26,8 @@ class SearchRules:
     messages: Dict[str, str] = field(default_factory=dict)
     #: defining module -> public module (`torchvision.transforms.transforms` -> `torchvision.transforms`)
     reexports: Dict[str, str] = field(default_factory=dict)
+    #: torch module -> the namespaces tools/search_counterparts.py searched and ran candidates of
+    wide: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def public_name(self, torch_name: str) -> Optional[str]:
         """*torch_name* spelt from its public module, where it was written from the defining one."""
@@ -48,7 +51,8 @@ def load_search(directory: Optional[Path] = None) -> SearchRules:
     except RuleFileError:
         return SearchRules()
     return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, dict(data.get("messages", {})),
-                       dict(data.get("reexports", {})))
+                       dict(data.get("reexports", {})),
+                       {k: tuple(v) for k, v in data.get("wide", {}).get("namespaces", {}).items()})
 
 
 default_search = load_once(load_search)
@@ -69,17 +73,39 @@ def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Op
         base = f"{module}.{short[:-1]}"
         target = target_of(base)
         if target:
-            return messages["inplace"].format_map(_Keep(short=short, base=base, target=target, torch=torch_name))
+            # `x.neg_()`: the out-of-place method on the same receiver, not torch.Tensor.neg(x, ...)
+            key = "inplace_method" if module == "torch.Tensor" and "inplace_method" in messages else "inplace"
+            return messages[key].format_map(_Keep(short=short, base=base, target=target, torch=torch_name, method=short[:-1]))
     spaces = rules.spaces_for(torch_name)
+    wide = rules.wide.get(module)
     for space in spaces:
         found = f"{space}.{short}"
         entry = mindspore_entry(found)
         if entry is not None and entry[0] != "module":
             return messages["other_kind"].format_map(_Keep(found=found, kind=entry[0], torch=torch_name,
                                                            torch_kind=torch_kind, short=short))
+    if wide and torch_kind in ("function", "method"):
+        # Searched and run by tools/search_counterparts.py: nothing found gave torch's results.
+        spaces = wide
     searched = ", ".join(spaces[:-1]) + (" and " if len(spaces) > 1 else "") + spaces[-1]
+    if wide and torch_kind in ("function", "method"):
+        return messages["searched_wide"].format_map(_Keep(searched=searched, short=short, torch=torch_name,
+                                                          release=".".join(map(str, SEARCHED_RELEASE))))
     return messages["searched"].format_map(_Keep(searched=searched, short=short, torch=torch_name))
 
 
 def internal_note() -> str:
     return default_search().messages["internal"]
+
+
+def searched_note(found) -> str:
+    """The note of a verdict msport's search of MindSpore found and ran (knowledge/searched.py)."""
+    messages = default_search().messages
+    calls = ", ".join(found.call_text(shape) for shape in found.calls)
+    values = _Keep(torch=found.torch, found=found.mindspore, calls=calls,
+                   release=".".join(map(str, SEARCHED_RELEASE)))
+    if found.verdict == "equivalent":
+        return messages["searched_equal"].format_map(values)
+    differs = "; ".join(f"for {found.call_text(shape)} {what.strip()}" for shape, _, what in (d.partition(":") for d in found.differs))
+    key = "searched_differs" if calls else "searched_differs_only"
+    return messages[key].format_map(_Keep(values, differs=differs))

@@ -7,6 +7,7 @@ classes passed as values (``norm_layer=nn.BatchNorm2d``) must be ported too.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from typing import Optional, Tuple
 
@@ -24,6 +25,9 @@ from ..parents import called_by, parent_map
 from ..rename_safety import call_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
+
+#: A table clause naming a parameter that differs without saying how.
+_VAGUE_CLAUSE = re.compile(r"^(\w+) behaves differently$")
 
 _CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
 #: A call's verdict (from its forms) -> the status it is reported with.
@@ -217,7 +221,9 @@ class ApiMappingCheck(Check):
         if verdict is None:
             return
         # Clauses of a divergent note about defaults this call passes itself (measured) go.
-        settled = self._defaults_passed(node, verdict, is_method) if verdict.status == "divergent" else None
+        # Keywords the call's forms state what to write for (keepdim= -> keepdims=) need no hedge.
+        stated = {m.keyword for m in call.matched if m.keyword} if call is not None else set()
+        settled = self._defaults_passed(node, verdict, is_method, stated) if verdict.status == "divergent" else None
         if settled is not None:
             verdict = settled
             if verdict.status == "equivalent" and is_method and _same_method(verdict) and call is None:
@@ -228,6 +234,18 @@ class ApiMappingCheck(Check):
         if call is not None:
             target = call.retarget or target
             status, template = self._call_status(verdict, call)
+            said = {m.keyword for m in call.matched if m.keyword and m.form.verdict != "equivalent"}
+            if status == "divergent" and said and verdict.note:
+                # The tables' "mode behaves differently" says less than the call's own form about mode.
+                kept = "; ".join(c for c in verdict.note.split("; ") if not (_VAGUE_CLAUSE.match(c) and _VAGUE_CLAUSE.match(c).group(1) in said))
+                if kept != verdict.note:
+                    verdict = replace(verdict, note=kept)
+                    message = self._message(verdict)
+                    template = template if kept else "call_divergent"
+            if status == "divergent" and settled is not None:
+                # The call's own forms diverge: defaults measured to act alike are no part of that.
+                verdict = replace(verdict, note=self._without_agreement(verdict.note))
+                message = self._message(verdict)
             forms = " ".join(self._form_message(m, verdict, verdict.mindspore) for m in call.matched)
             message = render(self._templates[template], base=message, forms=forms, torch=verdict.torch,
                              target=target or "", where=self._where(), note=verdict.note.rstrip("."))
@@ -247,7 +265,7 @@ class ApiMappingCheck(Check):
             )
         )
 
-    def _defaults_passed(self, node: ast.AST, verdict: Verdict, is_method: bool) -> Optional[Verdict]:
+    def _defaults_passed(self, node: ast.AST, verdict: Verdict, is_method: bool, stated=frozenset()) -> Optional[Verdict]:
         """*verdict* for this call, its note's clauses about parameter defaults judged against
         what was run on both packages (rules/proven_defaults.toml): a clause goes where the call
         passes the parameter in a shape that gave PyTorch's result, or leaves it out and the
@@ -305,13 +323,22 @@ class ApiMappingCheck(Check):
             # Equivalent only as far as the prover ran: other arguments this call passes
             # (F.avg_pool2d's padding=[1, 1] raises on MindSpore, measured) were not part of it.
             inputs = {p for p in (signature.torch or ())[:1]} | {p for c in settled for p in c.params}
-            unrun = sorted(p for p in written if p not in inputs and not known.removed_by(verdict.torch, verdict.mindspore, {p: shapes_of(p)}))
+            unrun = sorted(p for p in written if p not in inputs and p not in stated and not known.removed_by(verdict.torch, verdict.mindspore, {p: shapes_of(p)}))
             if not unrun:
                 return replace(verdict, status="equivalent", note="; ".join(said))
             remaining = [render(templates["defaults_unrun"], params=listing(unrun, language), target=verdict.mindspore)]
         if remaining:
+            # A divergent finding states what differs: defaults measured to act alike are no
+            # difference, so they are not part of its message (they were, as "does not arise").
+            said = [render(templates["defaults_passed"], params=listing(passed, language), target=verdict.mindspore)] if passed else []
             return replace(verdict, note="; ".join(remaining + said))
         return None  # nothing measured for this call: the API's note stands as it is
+
+    def _without_agreement(self, note: str) -> str:
+        """*note* without its clauses saying that defaults were measured to act alike."""
+        template = self._templates["defaults_agree"]
+        pattern = re.compile("^" + ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", template)) + "$")
+        return "; ".join(clause for clause in note.split("; ") if not pattern.match(clause))
 
     def _passed_on(self, node: ast.AST) -> bool:
         """*node* is an argument of a call (a keyword's value, or a positional argument)."""
@@ -363,13 +390,21 @@ class ApiMappingCheck(Check):
                     self.settings.backend, attribute)
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
-    def _in_torch_container(self, call: ast.Call, parents) -> bool:
-        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()))."""
-        containers = default_callforms().torch_containers
+    def _in_torch_container(self, call: ast.Call, parents, collected: bool = False) -> bool:
+        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()));
+        with *collected*, also a torch layer gathered in a plain list (for a fix's safety)."""
+        forms = default_callforms()
+        containers = forms.torch_containers
         child, parent = call, parents.get(id(call))
-        # Through literals, unpacking and comprehensions: nn.ModuleList([nn.Conv2d(...) for ...]).
-        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)):
+        # Through literals, unpacking, comprehensions and the calls that only build a container's
+        # argument: nn.ModuleList([nn.Conv2d(...) for ...]), nn.Sequential(OrderedDict([...])).
+        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)) \
+                or (isinstance(parent, ast.Call) and child is not parent.func and self._builds_container(parent)):
             child, parent = parent, parents.get(id(parent))
+        if collected and isinstance(parent, (ast.AugAssign, ast.Assign)) and child is parent.value and child is not call:
+            # `layers += [nn.ReLU()]`, `layers = [nn.Conv2d(...), nn.ReLU()]`: a torch layer collected in a
+            # plain list is collected for a container, like one appended (below).
+            return self._is_torch_layer(call)
         if not isinstance(parent, ast.Call) or child is parent.func:
             return False
         named = self.qualified(parent.func)
@@ -384,6 +419,13 @@ class ApiMappingCheck(Check):
             # there would end up in a torch module, so its fix is not safe on its own.
             return self._is_torch_layer(call)
         return False
+
+    def _builds_container(self, call: ast.Call) -> bool:
+        builders = default_callforms().container_builders
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in builders and self.context.binding(func.id) is None:
+            return True  # the builtin dict/list/tuple
+        return self.qualified(func) in builders
 
     def _is_torch_layer(self, call: ast.Call) -> bool:
         named = self.qualified(call.func)
@@ -437,7 +479,7 @@ class ApiMappingCheck(Check):
 
     def _unsafe_reason(self, node: ast.AST, verdict: Verdict, call: CallVerdict, target: str) -> Optional[str]:
         templates = self._templates
-        if any(f.condition("inside") for f in call.forms):
+        if any(f.condition("inside") for f in call.forms) or self._in_torch_container_node(node):
             return message("unsafe.torch_container", self.settings.language)
         if any(f.verdict == "rewrite" for f in call.forms) and self.settings.version != PROVEN_ON:
             return render(templates["reason_version"], version=f"{PROVEN_ON[0]}.{PROVEN_ON[1]}")
@@ -505,7 +547,7 @@ class ApiMappingCheck(Check):
 
     def _in_torch_container_node(self, node: ast.AST) -> bool:
         call = called_by(self.chunk.tree, node)
-        return call is not None and self._in_torch_container(call, parent_map(self.chunk.tree))
+        return call is not None and self._in_torch_container(call, parent_map(self.chunk.tree), collected=True)
 
     def _spelling(self, target: str):
         """How to write *target* in this module, and the import statement it needs, if any."""
