@@ -76,9 +76,20 @@ async function waitFor(predicate, timeoutMs, what) {
 }
 
 async function runCommand(page, title) {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
+  // F1 is lost when the keyboard focus is still inside a webview (the report's) that was just
+  // left: give the workbench the focus back and press it again, a few times at most.
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: attempt < 2 ? 5000 : 10000 });
+      break;
+    } catch (error) {
+      if (attempt >= 2) throw error;
+      await page.keyboard.press('Escape');
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    }
+  }
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 10000 });
