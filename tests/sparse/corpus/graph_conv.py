@@ -12,7 +12,7 @@ def normalized_adjacency(edge_index, num_nodes):
     deg = torch.sparse.sum(adj, dim=1).to_dense()  # MS601
     inv = deg.pow(-0.5)  # ok
     rows, cols = adj.indices()  # MS605
-    values = inv[rows] * adj.values() * inv[cols]  # ok
+    values = inv[rows] * adj.values() * inv[cols]  # MS605
     return torch.sparse_coo_tensor(adj.indices(), values, adj.shape)  # MS605
 
 

@@ -17,7 +17,7 @@ def pair_features(adj, ppr, batch):
     scaled = common * 0.5  # ok
     scores = ppr.coalesce()
     rows = scores.indices()  # MS605
-    values = scores.values()  # ok
+    values = scores.values()  # MS605
     return rows[:, values > 0], scaled
 
 
