@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rulegen.build import Builder  # noqa: E402
+from rulegen.chinese import Translator, curated_translations  # noqa: E402
 from rulegen.curated import apply_curated, read_curated  # noqa: E402
 from rulegen.measured import sharpen  # noqa: E402
 from rulegen.facts import DEFAULT_TABLES, ROOT, load_cpu_kernels, load_snapshots, load_torch, read_diff_details, read_general_params, read_rows  # noqa: E402
@@ -45,15 +46,22 @@ def main() -> int:
     parser.add_argument("--cpu-kernels", type=Path, help="a CPU probe result other than rules/snapshots/cpu-kernels-2.10.0.json (for trying a new probe)")
     args = parser.parse_args()
     rules = build(args.tables, args.cpu_kernels)
+    translations, missing = curated_translations(read_curated())
+    translator = Translator(translations)
+    expected = render(rules, translator)
+    untranslated = missing + [f"no template of tools/rulegen/notes_zh-CN.toml matches the clause {c!r}" for c in dict.fromkeys(translator.untranslated)]
+    if untranslated:
+        # Every note is written in both languages: a missing translation is an error of the data.
+        print("notes without their Simplified Chinese:\n  " + "\n  ".join(untranslated), file=sys.stderr)
+        return 1
     if args.check:
-        expected = render(rules)
         actual = {p.name: p.read_text(encoding="utf-8") for p in RULES_API.glob("*.toml")}
         stale = sorted(set(expected) ^ set(actual) | {n for n in expected if actual.get(n) != expected[n]})
         if stale:
             print("rules/api/ is out of date: " + ", ".join(stale) + "; run python tools/build_rules.py", file=sys.stderr)
             return 1
         return 0
-    files = write(rules, RULES_API)
+    files = write(rules, RULES_API, translator)
     basis = {}
     for rule in rules.values():
         basis[rule.basis] = basis.get(rule.basis, 0) + 1

@@ -1,9 +1,9 @@
 """What a Chinese reader sees, through the real front ends: one finding of each check family
 rendered by `msport check --lang zh-CN` and by the language server for a client whose display
 language is zh-cn (diagnostics, quick-fix titles, hover cards), and `msport explain` of a rule
-code and of an API. No English sentence may remain in them, except code, API names, quoted
-error texts of the packages and the families listed in STILL_ENGLISH, which must really still
-be English (so this test changes when they are translated)."""
+code and of an API. No English sentence may remain in them, except code, API names and quoted
+error texts of the packages: not in the frames, and not in the APIs' own notes (note_zh-CN of
+rules/api/, tests/messages/test_api_notes.py)."""
 
 import asyncio
 import html
@@ -68,11 +68,6 @@ BROKEN = "import torch\n\ndef f(x:\n    return x\n"
 #: The code each family is seen through here.
 FAMILIES = {"MS001": "core", "MS103": "api_mapping", "MS302": "replacements", "MS401": "graph_mode",
             "MS501": "second_order", "MS504": "second_order", "MS601": "sparse", "MS201": "dynamic_shape"}
-#: Findings whose text is still English in part, and why. MS102's frame is Chinese, but the
-#: note it carries is each API's own (rules/api, rules/curated: English).
-STILL_ENGLISH = {
-    "MS102": "each API's own note (rules/api, generated from rules/curated and the mapping tables) is English",
-}
 
 #: Text that is not prose: code spans, quoted texts (the packages' own error messages, quoted as
 #: they are printed), dotted or snake_case names, calls, keyword arguments.
@@ -102,15 +97,11 @@ def _check(tmp_path, *args):
 
 
 def _said(code: str, texts):
-    """Asserts the texts of a finding of *code* are Chinese with no English left (or, for the
-    families still English, that they really are)."""
+    """Asserts the texts of a finding of *code* are Chinese with no English left."""
     texts = [t for t in texts if t]
     english = [run for text in texts for run in english_in(text)]
-    if code in STILL_ENGLISH:
-        assert english, f"{code} reads Chinese now: take it out of STILL_ENGLISH ({STILL_ENGLISH[code]})"
-    else:
-        assert english == [], (code, texts)
-        assert all(re.search(r"[\u4e00-\u9fff]", t) for t in texts), (code, texts)
+    assert english == [], (code, texts)
+    assert all(re.search(r"[\u4e00-\u9fff]", t) for t in texts), (code, texts)
 
 
 def test_check_speaks_chinese_for_every_family(tmp_path):
@@ -211,15 +202,6 @@ def test_what_check_says_about_files_speaks_chinese(tmp_path):
     assert "msport: warning: pipe.py: skipped: a FIFO (named pipe), not a regular file: msport reads only regular files" in english.stderr
 
 
-def _without_notes(knowledge, name, card):
-    """*card* less the API's own notes (STILL_ENGLISH's MS102), which a card shows as sentences."""
-    rule = knowledge.lookup(name)
-    notes = [rule.note, *(t.note for t in rule.targets), *(t.consequence for t in rule.targets)] if rule else []
-    for note in filter(None, notes):
-        card = card.replace(note.strip().rstrip(".")[1:], "")
-    return card
-
-
 def test_explain_speaks_chinese():
     """`msport explain` of a rule code and of APIs through the real command line, and every rule
     code's card in the same function (one process each would take a minute)."""
@@ -228,7 +210,7 @@ def test_explain_speaks_chinese():
         done = subprocess.run([sys.executable, "-m", "msport", "explain", "--lang", "zh-CN", name], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         card = re.sub(r"```python\n.*?```", "", done.stdout, flags=re.S)  # an example is code
-        assert english_in(_without_notes(knowledge, name, card)) == [], (name, english_in(card))
+        assert english_in(card) == [], (name, english_in(card))
     for code, info in sorted(knowledge.codes.items()):
         card = re.sub(r"```python\n.*?```", "", code_card(info, "zh-CN"), flags=re.S)
         assert english_in(card) == [], (code, english_in(card))
@@ -281,7 +263,7 @@ async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(c
     line = next(i for i, text in enumerate(lines) if "torch.cat" in text)
     card = await _hover(chinese, line, lines[line].index("cat") + 1)
     assert card and "**`torch.cat`** -> " in card and "**等价**" in card, card
-    assert english_in(_without_notes(default_knowledge(), "torch.cat", card)) == [], english_in(card)
+    assert english_in(card) == [], english_in(card)
 
 
 async def test_the_servers_own_notices_are_chinese(chinese: LanguageClient):

@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT / "server"))
 from msport.knowledge.loader import parse_versions, read_toml  # noqa: E402
 
 CURATED = ROOT / "rules" / "curated"
-FIELDS = {"torch", "mindspore", "status", "note", "consequence", "diff", "renames", "versions", "backends",
-          "aliases", "targets", "torch_removed"}
+FIELDS = {"torch", "mindspore", "status", "note", "note_zh-CN", "consequence", "consequence_zh-CN", "diff", "renames",
+          "versions", "backends", "aliases", "targets", "torch_removed"}
 
 
 def read_curated(directory: Path = CURATED) -> List[Dict[str, Any]]:

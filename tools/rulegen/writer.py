@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from .build import BACKENDS, GenRule, ranges
+from .chinese import SUFFIX, Translator
 from .facts import ALL_VERSIONS, Version
 
 HEADER = """\
@@ -62,14 +63,21 @@ def headline(rule: GenRule) -> str:
     return "missing"
 
 
-def render_rule(rule: GenRule) -> str:
+def render_rule(rule: GenRule, translator: Optional[Translator] = None) -> str:
+    def texts(field: str, english: str) -> List[str]:
+        """The field in English and, beside it, in Simplified Chinese."""
+        out = [f"{field} = {_s(english)}"]
+        if translator is not None:
+            out.append(f"{field}{SUFFIX} = {_s(translator.note(english))}")
+        return out
+
     lines = ["[[api]]", f"torch = {_s(rule.torch)}", f"status = {_s(headline(rule))}", f"basis = {_s(rule.basis)}"]
     if rule.aliases:
         lines.append("aliases = [" + ", ".join(_s(a) for a in sorted(rule.aliases)) + "]")
     if rule.torch_removed:
         lines.append(f"torch_removed = {_s(rule.torch_removed)}")
     if not rule.targets:
-        lines.append(f"note = {_s(rule.missing_note)}")
+        lines.extend(texts("note", rule.missing_note))
         return "\n".join(lines)
     lines.append("targets = [")
     for target in rule.targets:
@@ -80,7 +88,7 @@ def render_rule(rule: GenRule) -> str:
                 parts.append("backends = [" + ", ".join(_s(b) for b in target.backends) + "]")
             parts.append(f"status = {_s(fact.status)}")
             if fact.note:
-                parts.append(f"note = {_s(fact.note)}")
+                parts.extend(texts("note", fact.note))
             if fact.renames:
                 parts.append("renames = { " + ", ".join(f"{_s(k)} = {_s(v)}" for k, v in dict(fact.renames).items()) + " }")
             if fact.diff:
@@ -88,22 +96,22 @@ def render_rule(rule: GenRule) -> str:
             if fact.tables:
                 parts.append(f"tables = {_s(fact.tables)}")
             if target.consequence and fact.status == "divergent":
-                parts.append(f"consequence = {_s(target.consequence)}")
+                parts.extend(texts("consequence", target.consequence))
             lines.append("  { " + ", ".join(parts) + " },")
     lines.append("]")
     return "\n".join(lines)
 
 
-def render(rules: Dict[str, GenRule]) -> Dict[str, str]:
-    """File name -> text."""
+def render(rules: Dict[str, GenRule], translator: Optional[Translator] = None) -> Dict[str, str]:
+    """File name -> text; with *translator*, each note and consequence in Chinese too."""
     by_file: Dict[str, List[GenRule]] = {}
     for name in sorted(rules):
         by_file.setdefault(file_for(name), []).append(rules[name])
-    return {f"{name}.toml": HEADER + "\n" + "\n\n".join(render_rule(r) for r in group) + "\n" for name, group in sorted(by_file.items())}
+    return {f"{name}.toml": HEADER + "\n" + "\n\n".join(render_rule(r, translator) for r in group) + "\n" for name, group in sorted(by_file.items())}
 
 
-def write(rules: Dict[str, GenRule], directory: Path) -> List[str]:
-    files = render(rules)
+def write(rules: Dict[str, GenRule], directory: Path, translator: Optional[Translator] = None) -> List[str]:
+    files = render(rules, translator)
     for old in directory.glob("*.toml"):
         if old.name not in files:
             old.unlink()

@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Iterable, List, Optional
 
 from .model import ApiRule, Target
+from .rule_texts import RuleText
 
-_FORMAT = 1
-_CODE = [Path(__file__).with_name(name) for name in ("loader.py", "model.py", "cache.py")]
+_FORMAT = 2
+_CODE = [Path(__file__).with_name(name) for name in ("loader.py", "model.py", "cache.py", "rule_texts.py")]
+#: The fields a person reads, kept with their translations: [english, {language: text}].
+_TEXTS = ("note", "consequence")
 
 
 def cache_dir() -> Optional[Path]:
@@ -45,9 +48,19 @@ def _compact(data: dict) -> dict:
     return {k: v for k, v in data.items() if v not in (None, (), "", [])}
 
 
+def _texts(data: dict, decode: bool = False) -> dict:
+    for name in _TEXTS:
+        value = data.get(name)
+        if decode and isinstance(value, list):
+            data[name] = RuleText(value[0], value[1].items())
+        elif not decode and isinstance(value, RuleText):
+            data[name] = [str(value), dict(value.translations)]
+    return data
+
+
 def _encode(rule: ApiRule) -> dict:
-    data = _compact(dict(rule.__dict__, targets=()))
-    data["targets"] = [_compact(dict(t.__dict__, backends="".join(sorted(b[0] for b in t.backends)))) for t in rule.targets]
+    data = _texts(_compact(dict(rule.__dict__, targets=())))
+    data["targets"] = [_texts(_compact(dict(t.__dict__, backends="".join(sorted(b[0] for b in t.backends))))) for t in rule.targets]
     return data
 
 
@@ -56,11 +69,11 @@ _BACKENDS = {"a": "ascend", "c": "cpu", "g": "gpu"}
 
 def _decode(data: dict) -> ApiRule:
     targets = tuple(
-        Target(**dict(t, mindspore=t.get("mindspore"), first=tuple(t["first"]), last=tuple(t["last"]), backends=frozenset(_BACKENDS[b] for b in t["backends"]),
+        Target(**dict(_texts(t, decode=True), mindspore=t.get("mindspore"), first=tuple(t["first"]), last=tuple(t["last"]), backends=frozenset(_BACKENDS[b] for b in t["backends"]),
                       renames=tuple(tuple(r) for r in t.get("renames", ()))))
         for t in data["targets"]
     )
-    return ApiRule(**dict(data, targets=targets, aliases=tuple(data.get("aliases", ()))))
+    return ApiRule(**dict(_texts(data, decode=True), targets=targets, aliases=tuple(data.get("aliases", ()))))
 
 
 def read(cache_key: str) -> Optional[List[ApiRule]]:

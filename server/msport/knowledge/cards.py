@@ -77,7 +77,7 @@ def _sentence(text: str, language: str = DEFAULT_LANGUAGE) -> str:
     """Rule notes are written as clauses; a card shows them as sentences (code stays as is). A
     text keeps the punctuation of the language it is written in: a Chinese one ends with a
     full-width stop, an English one (a note not yet translated) with a full stop."""
-    text = text.strip().rstrip(".。")
+    text = in_language(text, language).strip().rstrip(".。")
     if language == CHINESE and _CJK.search(text):
         return text + "。"
     first = text.split(" ", 1)[0]
@@ -180,7 +180,7 @@ def _other_targets(rule: ApiRule, chosen: Optional[str], language: str = DEFAULT
         text = message("card.other_target", language, target=target.mindspore, versions=_span(target),
                        state=_state(target.status or rule.status, language))
         if target.note:
-            text += f": {_sentence(target.note, language)}"
+            text += ("：" if language == CHINESE else ": ") + _sentence(target.note, language)
         if target.consequence:
             text += message("card.other_measured", language, text=_sentence(target.consequence, language))
         lines.append(text)
@@ -202,7 +202,7 @@ def _action(verdict: Verdict, version: Version, backend: str, said: Sequence[str
     *said* (the diagnostics the editor shows above the card) already says is not repeated."""
     where = {"status": message(_STATUS_WORD[verdict.status], language), "where": _where(version, backend, language)}
     note = _sentence(verdict.note, language) if verdict.note else ""
-    if note and any(verdict.note.strip().rstrip(".") in said_text for said_text in said):
+    if note and any(in_language(verdict.note, language).strip().rstrip(".。") in said_text for said_text in said):
         note = message("card.action_said_above", language) if verdict.status == "divergent" else ""
     if verdict.status == "equivalent":
         return sentences([message("card.action_equivalent", language, target=verdict.mindspore, **where), note], language)

@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Pattern, Tuple
 
 from .loader import RuleFileError, RuleProblem, file_problem, read_toml, rules_dir
+from .rule_texts import clauses
 from .shared import load_once
 
 FILE_NAME = "default_clauses.toml"
 PROVEN_FILE = "proven_defaults.toml"
-#: How a note separates its clauses (the rules write them so, tools/rulegen too).
-CLAUSE_SEPARATOR = "; "
 
 
 @dataclass(frozen=True)
@@ -48,16 +47,16 @@ class DefaultClauses:
 
     def clauses(self, note: str) -> Tuple[Clause, ...]:
         found = []
-        for text in (note or "").rstrip(".").split(CLAUSE_SEPARATOR):
+        for text in clauses(note):  # each clause keeps its translations
             params: Tuple[str, ...] = ()
             renamed: Tuple[Tuple[str, str], ...] = ()
             for pattern in self.patterns:
-                match = pattern.match(text)
+                match = pattern.match(text.rstrip("."))
                 if match:
                     params = _names(match.group("params"))
                     break
             for pattern in self.name_patterns:
-                match = pattern.match(text)
+                match = pattern.match(text.rstrip("."))
                 if match and len(_names(match.group("params"))) == len(_names(match.group("names"))):
                     renamed = tuple(zip(_names(match.group("params")), _names(match.group("names"))))
                     break

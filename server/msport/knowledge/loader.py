@@ -99,6 +99,8 @@ class _Entry:
 
     def __init__(self, table: Mapping[str, Any], file: str, entry: str, problems: List[RuleProblem]):
         self.table, self.file, self.entry, self.problems = table, file, entry, problems
+        #: Whether a text a person reads must carry its translations (said()).
+        self.translations_required = True
 
     def problem(self, field: str, message: str) -> None:
         self.problems.append(RuleProblem(self.file, self.entry, field, message))
@@ -117,6 +119,23 @@ class _Entry:
             self.problem(field, f"expected one of {', '.join(choices)}, got {value!r}")
             return None
         return value
+
+    def said(self, field: str, table: Optional[Mapping[str, Any]] = None, prefix: str = "") -> Optional[str]:
+        """A text a person reads (a note, a consequence) with its translations (``note_zh-CN``),
+        from *table* (default: the entry's own); a problem names ``prefix + field``. The bundled
+        rules must carry every translation; a user's rule file may leave them out (English is
+        shown in their place)."""
+        from .rule_texts import read_text  # rule_texts reads RuleProblem from here
+
+        table = self.table if table is None else table
+        if table.get(field) is None:
+            return None
+        found: List[RuleProblem] = []
+        text = read_text(table, field, self.file, self.entry, found)
+        for problem in found:
+            if self.translations_required or table.get(problem.field) is not None:
+                self.problem(prefix + problem.field, problem.message)
+        return text
 
     def strings(self, field: str) -> Tuple[str, ...]:
         value = self.table.get(field, [])
@@ -161,10 +180,11 @@ def entries(tables: List[Any], file: str, kind: str, key: str, problems: List[Ru
 
 
 _API_FIELDS = (
-    "torch", "status", "mindspore", "note", "diff", "consequence", "versions", "backends", "targets",
-    "aliases", "renames", "basis", "torch_removed",
+    "torch", "status", "mindspore", "note", "note_zh-CN", "diff", "consequence", "consequence_zh-CN", "versions",
+    "backends", "targets", "aliases", "renames", "basis", "torch_removed",
 )
-_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "renames", "diff", "consequence", "tables")
+_TARGET_FIELDS = ("mindspore", "versions", "backends", "status", "note", "note_zh-CN", "renames", "diff", "consequence",
+                  "consequence_zh-CN", "tables")
 BASES = ("tables", "curated", "inferred")
 
 
@@ -179,6 +199,7 @@ def load_api_rules(path: Path, problems: List[RuleProblem], label: Optional[str]
         return []
     rules = []
     for entry in entries(tables, file_label, "entry", "torch", problems):
+        entry.translations_required = label is None  # a user's own rules may be English only
         before = len(problems)
         rule = _api_rule(entry)
         if rule is not None and len(problems) == before:
@@ -190,7 +211,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
     entry.unknown_fields(_API_FIELDS)
     torch = entry.text("torch", required=True)
     status = entry.text("status", required=True, choices=STATUSES)
-    note = entry.text("note") or ""
+    note = entry.said("note") or ""
     default = _target(entry, entry.table, "")
     targets: List[Target] = []
     subs = entry.table.get("targets", [])
@@ -202,6 +223,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
             entry.problem(f"targets[{position}]", "expected an inline table")
             continue
         sub_entry = _Entry(sub, entry.file, entry.entry, entry.problems)
+        sub_entry.translations_required = entry.translations_required
         sub_entry.unknown_fields(_TARGET_FIELDS)
         target = _target(sub_entry, sub, f"targets[{position}].", inherit=default)
         if target:
@@ -214,6 +236,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
     # that share the entry's status (an equivalent mint target must not inherit the note of a
     # divergent ops target).
     resolved = []
+    consequence = entry.said("consequence")
     for position, target in enumerate(targets):
         target_status = target.status or status
         shares = target_status == status
@@ -222,7 +245,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
             status=target_status,
             note=target.note or (note if shares else None) or None,
             diff=target.diff or (entry.table.get("diff") if shares else None) or None,
-            consequence=target.consequence or (entry.table.get("consequence") if shares else None) or None,
+            consequence=target.consequence or (consequence if shares else None) or None,
         )
         if target_status in ("divergent", "missing") and not target.note:
             field = "note" if "targets" not in entry.table else f"targets[{position}].note"
@@ -238,7 +261,7 @@ def _api_rule(entry: _Entry) -> Optional[ApiRule]:
         status=status,
         note=note,
         diff=entry.text("diff"),
-        consequence=entry.text("consequence"),
+        consequence=consequence,
         targets=tuple(resolved),
         aliases=entry.strings("aliases"),
         origin=f"{entry.file}, {entry.entry}",
@@ -283,9 +306,9 @@ def _target(entry: _Entry, table: Mapping[str, Any], prefix: str, inherit: Optio
         last=last,
         backends=backends,
         status=status,
-        note=table.get("note") if prefix else None,
+        note=entry.said("note", table, prefix) if prefix else None,
         renames=tuple(sorted(renames.items())) or (inherit.renames if inherit else ()),
         diff=table.get("diff") if prefix else None,
-        consequence=table.get("consequence") if prefix else None,
+        consequence=entry.said("consequence", table, prefix) if prefix else None,
         tables=table.get("tables") if prefix else None,
     )

@@ -100,3 +100,30 @@ def read_texts(table: Any, file: str, label: str, keys: Iterable[str], problems:
         if text is not None:
             texts[key] = text
     return texts
+
+
+#: How a note separates its clauses, per language (tools/rulegen writes them so).
+CLAUSE_SEPARATORS = {DEFAULT_LANGUAGE: "; ", CHINESE: "；"}
+
+
+def clauses(note: Optional[str]) -> List[str]:
+    """The clauses of a note, each a RuleText carrying its own translations where the note's
+    translation has as many clauses (the rules are written so; tests/messages checks it)."""
+    if not note:
+        return []
+    english = str(note).split(CLAUSE_SEPARATORS[DEFAULT_LANGUAGE])
+    split = []
+    for language, text in getattr(note, "translations", ()):
+        parts = text.split(CLAUSE_SEPARATORS.get(language, "; "))
+        if len(parts) == len(english):
+            split.append((language, parts))
+    return [RuleText(part, [(language, parts[i]) for language, parts in split]) for i, part in enumerate(english)]
+
+
+def joined(parts: Iterable[str]) -> RuleText:
+    """Clauses (RuleTexts, or plain texts already in the language they are shown in) as one note."""
+    parts = [p for p in parts if p]
+    languages = {language for p in parts for language, _ in getattr(p, "translations", ())}
+    translations = [(language, CLAUSE_SEPARATORS.get(language, "; ").join(in_language(p, language) for p in parts))
+                    for language in sorted(languages)]
+    return RuleText(CLAUSE_SEPARATORS[DEFAULT_LANGUAGE].join(str(p) for p in parts), translations)

@@ -10,24 +10,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .signatures import mindspore_entry
-from .loader import RuleFileError, read_toml, rules_dir
+from .loader import RuleFileError, RuleProblem, read_toml, rules_dir
+from .messages import CHINESE, DEFAULT_LANGUAGE
+from .rule_texts import SUFFIXES, RuleText, read_texts
 from .shared import load_once
 from .searched import SEARCHED_ON as SEARCHED_RELEASE
 
 FILE_NAME = "search.toml"
+#: The templates of [messages], each with its Simplified Chinese (messages_zh-CN beside it).
+MESSAGES = ("inplace", "inplace_method", "other_kind", "searched", "searched_wide", "searched_equal",
+            "searched_differs", "searched_differs_only", "internal", "differs_call")
 
 
 @dataclass(frozen=True)
 class SearchRules:
     namespaces: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
-    messages: Dict[str, str] = field(default_factory=dict)
+    messages: Dict[str, RuleText] = field(default_factory=dict)
     #: defining module -> public module (`torchvision.transforms.transforms` -> `torchvision.transforms`)
     reexports: Dict[str, str] = field(default_factory=dict)
     #: torch module -> the namespaces tools/search_counterparts.py searched and ran candidates of
     wide: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    #: An outcome of rules/searched.toml ("it raises") -> its Chinese.
+    outcomes: Dict[str, str] = field(default_factory=dict)
+    problems: Tuple[RuleProblem, ...] = ()
 
     def public_name(self, torch_name: str) -> Optional[str]:
         """*torch_name* spelt from its public module, where it was written from the defining one."""
@@ -50,9 +58,12 @@ def load_search(directory: Optional[Path] = None) -> SearchRules:
         data = read_toml(path)
     except RuleFileError:
         return SearchRules()
-    return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, dict(data.get("messages", {})),
+    problems: List[RuleProblem] = []
+    messages = read_texts(data.get("messages", {}), FILE_NAME, "messages", MESSAGES, problems)
+    return SearchRules({k: tuple(v) for k, v in data.get("namespaces", {}).items()}, messages,
                        dict(data.get("reexports", {})),
-                       {k: tuple(v) for k, v in data.get("wide", {}).get("namespaces", {}).items()})
+                       {k: tuple(v) for k, v in data.get("wide", {}).get("namespaces", {}).items()},
+                       dict(data.get("outcomes", {})), tuple(problems))
 
 
 default_search = load_once(load_search)
@@ -63,7 +74,22 @@ class _Keep(dict):
         return "{" + key + "}"
 
 
-def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Optional[str]]) -> str:
+def _run_in(items: Tuple[str, ...], language: str) -> str:
+    """Namespaces as a run-in list with its last joint: "a, b and c" / "a、b 和 c"."""
+    comma, last = ("、", " 和 ") if language == CHINESE else (", ", " and ")
+    return comma.join(items[:-1]) + last + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _said(template: RuleText, **values) -> RuleText:
+    """*template* filled in every language; a tuple value is a run-in list ("a, b and c" / "a、b 和 c")."""
+    def text(language: str) -> str:
+        filled = {k: _run_in(v, language) if isinstance(v, tuple) else v.get(language, v[DEFAULT_LANGUAGE]) if isinstance(v, dict) else v
+                  for k, v in values.items()}
+        return template.in_language(language).format_map(_Keep(filled))
+    return RuleText(text(DEFAULT_LANGUAGE), [(language, text(language)) for language, _ in SUFFIXES])
+
+
+def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Optional[str]]) -> RuleText:
     """The note of an MS101 for *torch_name* (a public torch API with no rule). *target_of*
     gives the MindSpore target msport ports another torch API to (for in-place names)."""
     rules = default_search()
@@ -74,38 +100,38 @@ def missing_note(torch_name: str, torch_kind: str, target_of: Callable[[str], Op
         target = target_of(base)
         if target:
             # `x.neg_()`: the out-of-place method on the same receiver, not torch.Tensor.neg(x, ...)
-            key = "inplace_method" if module == "torch.Tensor" and "inplace_method" in messages else "inplace"
-            return messages[key].format_map(_Keep(short=short, base=base, target=target, torch=torch_name, method=short[:-1]))
+            key = "inplace_method" if module == "torch.Tensor" else "inplace"
+            return _said(messages[key], short=short, base=base, target=target, torch=torch_name, method=short[:-1])
     spaces = rules.spaces_for(torch_name)
     wide = rules.wide.get(module)
     for space in spaces:
         found = f"{space}.{short}"
         entry = mindspore_entry(found)
         if entry is not None and entry[0] != "module":
-            return messages["other_kind"].format_map(_Keep(found=found, kind=entry[0], torch=torch_name,
-                                                           torch_kind=torch_kind, short=short))
+            return _said(messages["other_kind"], found=found, kind=entry[0], torch=torch_name, torch_kind=torch_kind, short=short)
     if wide and torch_kind in ("function", "method"):
         # Searched and run by tools/search_counterparts.py: nothing found gave torch's results.
-        spaces = wide
-    searched = ", ".join(spaces[:-1]) + (" and " if len(spaces) > 1 else "") + spaces[-1]
-    if wide and torch_kind in ("function", "method"):
-        return messages["searched_wide"].format_map(_Keep(searched=searched, short=short, torch=torch_name,
-                                                          release=".".join(map(str, SEARCHED_RELEASE))))
-    return messages["searched"].format_map(_Keep(searched=searched, short=short, torch=torch_name))
+        return _said(messages["searched_wide"], searched=tuple(wide), short=short, torch=torch_name,
+                     release=".".join(map(str, SEARCHED_RELEASE)))
+    return _said(messages["searched"], searched=tuple(spaces), short=short, torch=torch_name)
 
 
-def internal_note() -> str:
+def internal_note() -> RuleText:
     return default_search().messages["internal"]
 
 
-def searched_note(found) -> str:
+def searched_note(found) -> RuleText:
     """The note of a verdict msport's search of MindSpore found and ran (knowledge/searched.py)."""
-    messages = default_search().messages
+    rules = default_search()
+    messages = rules.messages
     calls = ", ".join(found.call_text(shape) for shape in found.calls)
-    values = _Keep(torch=found.torch, found=found.mindspore, calls=calls,
-                   release=".".join(map(str, SEARCHED_RELEASE)))
+    values = dict(torch=found.torch, found=found.mindspore, calls=calls, release=".".join(map(str, SEARCHED_RELEASE)))
     if found.verdict == "equivalent":
-        return messages["searched_equal"].format_map(values)
-    differs = "; ".join(f"for {found.call_text(shape)} {what.strip()}" for shape, _, what in (d.partition(":") for d in found.differs))
+        return _said(messages["searched_equal"], **values)
+    differs = [_said(messages["differs_call"], call=found.call_text(shape),
+                     outcome={DEFAULT_LANGUAGE: what.strip(), CHINESE: rules.outcomes.get(what.strip(), what.strip())})
+               for shape, _, what in (d.partition(":") for d in found.differs)]
+    joined = {language: ("；" if language == CHINESE else "; ").join(d.in_language(language) for d in differs)
+              for language in (DEFAULT_LANGUAGE, *(lang for lang, _ in SUFFIXES))}
     key = "searched_differs" if calls else "searched_differs_only"
-    return messages[key].format_map(_Keep(values, differs=differs))
+    return _said(messages[key], differs=joined, **values)

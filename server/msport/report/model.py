@@ -27,6 +27,7 @@ from ..analysis.outline import FunctionIndex
 from ..analysis.settings import Settings
 from ..knowledge.index import KnowledgeBase
 from ..knowledge.messages import message
+from ..knowledge.rule_texts import in_language
 
 JUDGED = ("equivalent", "divergent", "missing")
 STATUSES = JUDGED + (UNKNOWN,)
@@ -153,7 +154,7 @@ def build_report(
             if status != UNKNOWN:
                 verdict = knowledge.verdict(api, settings.version, settings.backend)
                 row["mindspore_api"] = verdict.mindspore if verdict else None
-                row["note"] = (verdict.note or verdict.available_elsewhere or "") if verdict else ""
+                row["note"] = (in_language(verdict.note, settings.language) or verdict.available_elsewhere or "") if verdict else ""
                 row["basis"] = verdict.rule.basis if verdict else None
             rows.append(row)
         return rows

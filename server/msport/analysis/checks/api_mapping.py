@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 from ...knowledge.callforms import default_callforms
 from ...knowledge.default_clauses import default_default_clauses
 from ...knowledge.messages import listing, message
-from ...knowledge.rule_texts import in_language
+from ...knowledge.rule_texts import clauses, in_language, joined
 from ...knowledge.signatures import torch_defaults
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
@@ -237,7 +237,7 @@ class ApiMappingCheck(Check):
             said = {m.keyword for m in call.matched if m.keyword and m.form.verdict != "equivalent"}
             if status == "divergent" and said and verdict.note:
                 # The tables' "mode behaves differently" says less than the call's own form about mode.
-                kept = "; ".join(c for c in verdict.note.split("; ") if not (_VAGUE_CLAUSE.match(c) and _VAGUE_CLAUSE.match(c).group(1) in said))
+                kept = joined(c for c in clauses(verdict.note) if not (_VAGUE_CLAUSE.match(c) and _VAGUE_CLAUSE.match(c).group(1) in said))
                 if kept != verdict.note:
                     verdict = replace(verdict, note=kept)
                     message = self._message(verdict)
@@ -248,7 +248,7 @@ class ApiMappingCheck(Check):
                 message = self._message(verdict)
             forms = " ".join(self._form_message(m, verdict, verdict.mindspore) for m in call.matched)
             message = render(self._templates[template], base=message, forms=forms, torch=verdict.torch,
-                             target=target or "", where=self._where(), note=verdict.note.rstrip("."))
+                             target=target or "", where=self._where(), note=self._note(verdict.note))
         if fixes is None:
             fixes = self._call_fix(node, verdict, span, call, target, is_method) if call is not None and call.status in ("rewrite", "equivalent") and status != "missing" \
                 else self._rename_fix(node, verdict, span, is_method) if call is None or call.status in ("rewrite", "equivalent") else ()
@@ -316,7 +316,7 @@ class ApiMappingCheck(Check):
                 open_params = [p for p in clause.params if p not in removed]
                 proven_pass = all("keyword" in known.proven.get((verdict.torch, verdict.mindspore, p), ()) for p in open_params)
                 remaining.append(render(templates["defaults_differ_pass" if proven_pass else "defaults_differ"],
-                                        clause=clause.text, measured="; ".join(measured[clause.text]), params=listing(open_params, language)))
+                                        clause=in_language(clause.text, language), measured="; ".join(measured[clause.text]), params=listing(open_params, language)))
             else:
                 remaining.append(clause.text)
         if not remaining and settled:
@@ -325,20 +325,26 @@ class ApiMappingCheck(Check):
             inputs = {p for p in (signature.torch or ())[:1]} | {p for c in settled for p in c.params}
             unrun = sorted(p for p in written if p not in inputs and p not in stated and not known.removed_by(verdict.torch, verdict.mindspore, {p: shapes_of(p)}))
             if not unrun:
-                return replace(verdict, status="equivalent", note="; ".join(said))
+                return replace(verdict, status="equivalent", note=joined(said))
             remaining = [render(templates["defaults_unrun"], params=listing(unrun, language), target=verdict.mindspore)]
         if remaining:
             # A divergent finding states what differs: defaults measured to act alike are no
             # difference, so they are not part of its message (they were, as "does not arise").
             said = [render(templates["defaults_passed"], params=listing(passed, language), target=verdict.mindspore)] if passed else []
-            return replace(verdict, note="; ".join(remaining + said))
+            return replace(verdict, note=joined(remaining + said))
         return None  # nothing measured for this call: the API's note stands as it is
 
     def _without_agreement(self, note: str) -> str:
-        """*note* without its clauses saying that defaults were measured to act alike."""
+        """*note* without its clauses saying that defaults were measured to act alike (written in
+        the language of the request, like the template)."""
         template = self._templates["defaults_agree"]
         pattern = re.compile("^" + ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", template)) + "$")
-        return "; ".join(clause for clause in note.split("; ") if not pattern.match(clause))
+        return joined(clause for clause in clauses(note) if not pattern.match(in_language(clause, self.settings.language)))
+
+    def _note(self, text: Optional[str]) -> str:
+        """A note or consequence in the language of the request, without its closing stop (the
+        template punctuates)."""
+        return in_language(text, self.settings.language).rstrip(".。")
 
     def _passed_on(self, node: ast.AST) -> bool:
         """*node* is an argument of a call (a keyword's value, or a positional argument)."""
@@ -507,7 +513,7 @@ class ApiMappingCheck(Check):
     def _message(self, verdict: Verdict) -> str:
         templates = self._templates
         values = dict(torch=verdict.torch, target=verdict.mindspore or "", where=self._where(),
-                      note=verdict.note.rstrip("."), consequence=(verdict.consequence or "").rstrip("."),
+                      note=self._note(verdict.note), consequence=self._note(verdict.consequence),
                       elsewhere=verdict.available_elsewhere or "")
         if verdict.status == "equivalent":
             return render(templates["equivalent_note" if verdict.note else "equivalent"], **values)

@@ -24,6 +24,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ...knowledge.messages import message, sentences
 from ...knowledge.replacements import ReplacedApi, default_replacements
+from ...knowledge.rule_texts import in_language
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
 from ..names import TensorValue
 from ..parents import parent_map
@@ -74,7 +75,7 @@ class ReplacementsCheck(Check):
             if verdict is None or verdict.status == "missing":
                 return self._text("no_counterpart", api=api.name, where=where)
             if verdict.note:
-                return self._text("not_direct_note", api=api.name, where=where, note=verdict.note.rstrip("."))
+                return self._text("not_direct_note", api=api.name, where=where, note=in_language(verdict.note, self.settings.language).rstrip(".。"))
             return self._text("not_direct", api=api.name, where=where)
         return self._text("no_kernel", api=api.name, backend=backend)
 
