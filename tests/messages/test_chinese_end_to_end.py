@@ -21,6 +21,7 @@ from pytest_lsp import LanguageClient
 from msport.knowledge import default_knowledge
 from msport.knowledge.cards import code_card
 from conftest import msport_server, start
+from prose import english_in
 
 #: One finding of each check family (api_mapping, replacements, graph_mode, second_order,
 #: sparse, dynamic_shape), in one file.
@@ -69,17 +70,6 @@ BROKEN = "import torch\n\ndef f(x:\n    return x\n"
 FAMILIES = {"MS001": "core", "MS103": "api_mapping", "MS302": "replacements", "MS401": "graph_mode",
             "MS501": "second_order", "MS504": "second_order", "MS601": "sparse", "MS201": "dynamic_shape"}
 
-#: Text that is not prose: code spans, quoted texts (the packages' own error messages, quoted as
-#: they are printed), dotted or snake_case names, calls, keyword arguments.
-_NOT_PROSE = re.compile(r"`[^`]*`|“[^”]*”|\"[^\"]*\"|'[^']*'|\([^()\u4e00-\u9fff]*\)|\S*[._=\[\]<>/\d]\S*")
-#: Three English words in a row: a sentence, or part of one.
-_ENGLISH = re.compile(r"\b[A-Za-z]+(?:[ ,;:]+[A-Za-z]+){2,}\b")
-
-
-def english_in(text: str):
-    """The runs of English words in *text* outside code, names and quotes."""
-    prose = _NOT_PROSE.sub(" § ", text)
-    return _ENGLISH.findall(prose)
 
 
 def test_the_detector_finds_english_and_spares_code_and_names():
@@ -116,6 +106,46 @@ def test_check_speaks_chinese_for_every_family(tmp_path):
     text = _check(tmp_path)
     summary = text.stdout.strip().splitlines()[-1]
     assert summary.startswith("共发现 ") and english_in(summary) == [], summary
+
+
+#: MS101 and MS102 with each kind of API note: hand-written (nn.Module, Module.cuda, ndtr),
+#: hand-written with a measured consequence (torch.std on CPU), generated from facts by the
+#: clause templates (histogramdd), and made up at run time for an API no rule judges (clamp_min_).
+NOTES = '''import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cuda()
+
+    def forward(self, x):
+        s = torch.std(x, dim=0)
+        y = torch.special.ndtr(x)
+        x.clamp_min_(0)
+        return torch.histogramdd(x) + s + y
+'''
+
+
+def test_the_apis_own_notes_are_chinese(tmp_path):
+    """`msport check --lang zh-CN` on MS101s and MS102s: no English sentence in any note, where
+    the same run in English says them in English."""
+    (tmp_path / "notes.py").write_text(NOTES, encoding="utf-8")
+    said = {}
+    for language in ("zh-CN", "en"):
+        done = subprocess.run([sys.executable, "-m", "msport", "check", "--lang", language, "--backend", "cpu", "--format", "json", "notes.py"],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        said[language] = [f for f in json.loads(done.stdout) if f["code"] in ("MS101", "MS102")]
+    assert [(f["code"], f["torch_api"]) for f in said["zh-CN"]] == [(f["code"], f["torch_api"]) for f in said["en"]]
+    apis = {f["torch_api"]: f["code"] for f in said["zh-CN"]}
+    assert {"torch.nn.Module": "MS102", "torch.nn.Module.cuda": "MS101", "torch.std": "MS102", "torch.special.ndtr": "MS101",
+            "torch.Tensor.clamp_min_": "MS101", "torch.histogramdd": "MS102"}.items() <= apis.items(), apis
+    for zh, en in zip(said["zh-CN"], said["en"]):
+        assert english_in(zh["message"]) == [], zh["message"]
+        assert len(english_in(en["message"])) >= 1, en["message"]  # the note is there, in English
+    std = next(f["message"] for f in said["zh-CN"] if f["torch_api"] == "torch.std")
+    assert "请传 ddof=1" in std and "实测：在 10x10 正态样本上绝对误差为 0.0073" in std, std
 
 
 def test_the_report_speaks_chinese(tmp_path):
@@ -264,6 +294,24 @@ async def test_the_editor_in_chinese_shows_chinese_diagnostics_fixes_and_cards(c
     card = await _hover(chinese, line, lines[line].index("cat") + 1)
     assert card and "**`torch.cat`** -> " in card and "**等价**" in card, card
     assert english_in(card) == [], english_in(card)
+
+
+async def test_the_hover_over_an_api_shows_its_note_in_chinese(chinese: LanguageClient):
+    """The editor in zh-cn: the diagnostics of MS101 and MS102 and the cards of their APIs carry
+    each API's note in Chinese."""
+    chinese.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=NOTES)))
+    diagnostics = await _diagnostics(chinese, {"MS101", "MS102"})
+    for diagnostic in diagnostics:
+        if str(diagnostic.code) in ("MS101", "MS102"):
+            assert english_in(diagnostic.message) == [], diagnostic.message
+    lines = NOTES.split("\n")
+    for needle, note in (("nn.Module", "继承 nn.Cell，并把 forward 改名为 construct"), ("ndtr", "MindSpore 2.10 没有 ndtr"),
+                         ("histogramdd", "请按位置和含义逐一对应参数")):
+        line = next(i for i, text in enumerate(lines) if needle in text)
+        card = await _hover(chinese, line, lines[line].index(needle) + len(needle) - 1)
+        assert card and note in card, card
+        assert english_in(re.sub(r"```python\n.*?```", "", card, flags=re.S)) == [], english_in(card)
 
 
 async def test_the_servers_own_notices_are_chinese(chinese: LanguageClient):
