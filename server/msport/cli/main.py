@@ -218,7 +218,8 @@ def check(args: argparse.Namespace) -> int:
                 display = jobs[index].display
                 if isinstance(checked, parallel.WorkerDied):
                     alone = f"msport check -j 1 {shlex.quote(display)}"
-                    checked = CheckedFile(None, [f"msport: error: {display}: {checked}; `{alone}` checks it alone, in one process"])
+                    died = message("cli.worker_died", settings.language, path=display, why=checked.text(settings.language), alone=alone)
+                    checked = CheckedFile(None, [message("cli.error", settings.language, text=died)])
                 lines = list(format_text([(display, checked.findings)])) if stream and checked.findings else []
                 if checked.messages or lines:
                     bar.clear()  # the bar and these lines may share a terminal

@@ -41,15 +41,20 @@ class WorkerDied:
 
     exitcode: Optional[int]
 
-    def __str__(self) -> str:
+    def text(self, language: str = "en") -> str:
+        """What happened, in *language* (rules/messages/cli.toml)."""
+        from ..knowledge.messages import message
+
         if self.exitcode is not None and self.exitcode < 0:
             try:
-                how = f"was killed by {signal.Signals(-self.exitcode).name}"
+                name = signal.Signals(-self.exitcode).name
             except ValueError:
-                how = f"was killed by signal {-self.exitcode}"
-        else:
-            how = f"exited with status {self.exitcode}"
-        return f"the checking process {how} while checking it; the other files were checked"
+                name = str(-self.exitcode)
+            return message("cli.worker_killed", language, signal=name)
+        return message("cli.worker_exited", language, status=self.exitcode)
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 def tune_gc_for_batch() -> None:

@@ -105,7 +105,7 @@ def report(paths: List[Path], fmt: Optional[str], output: Optional[Path], flags:
         with closing(parallel.run(scan_for_report, _worker_state, work, jobs, progress)) as scanned:
             for index, file_input in scanned:
                 if isinstance(file_input, parallel.WorkerDied):
-                    file_input = FileInput(work[index].display, 0, (), (), None, str(file_input))
+                    file_input = FileInput(work[index].display, 0, (), (), None, file_input.text(report_settings.language))
                 inputs.append(file_input)
     finally:
         bar.close()

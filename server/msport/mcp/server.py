@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from pydantic import Field
 
 from .. import __version__
+from ..cli.files import environment_settings
 from . import tools
 
 INSTRUCTIONS = (
@@ -38,7 +39,8 @@ def _call(function, *args: Any, **kwargs: Any) -> Dict[str, Any]:
     try:
         return function(*args, **kwargs)
     except tools.ToolError as exc:
-        raise SdkToolError(str(exc)) from None
+        # Worded for the person behind the agent: the language of the session's locale.
+        raise SdkToolError(exc.text(environment_settings().language)) from None
 
 
 def build() -> MCPServer:

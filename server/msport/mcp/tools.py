@@ -4,7 +4,8 @@ settings (the file's pyproject.toml, then the arguments) and give the same findi
 fixes as ``msport check``, ``msport explain`` and ``msport check --fix``.
 
 A problem the agent can correct (an unknown setting value, a path that does not exist, an API
-msport does not know) raises ``ToolError`` with a message saying what to pass instead.
+msport does not know) raises ``ToolError`` with a message saying what to pass instead, in the
+language of the session's locale (rules/messages, ``mcp.error.*``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..analysis.engine import Analyzer, Analyzers
 from ..analysis.fixes import fix_all
 from ..analysis.settings import Settings
-from ..cli.files import python_files, read_source
+from ..cli.files import environment_settings, python_files, read_source
 from ..cli.fixing import write_fixed
 from ..cli.output import finding_dict, summary
 from ..config import settings_for
+from ..said import Said, said
 from ..knowledge import default_knowledge, preload
 from ..knowledge.cards import api_card, code_card
 
@@ -29,7 +31,17 @@ ORIGIN = "MCP tool arguments"
 
 
 class ToolError(ValueError):
-    """A request the agent can correct; the message says how."""
+    """A request the agent can correct; the message (catalogue texts, joined) says how."""
+
+    def __init__(self, *saids: Said):
+        super().__init__(*saids)
+        self.saids = saids
+
+    def text(self, language: str = "en") -> str:
+        return ("；" if language == "zh-CN" else "; ").join(s.text(language) for s in self.saids)
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 _analyzers: Optional[Analyzers] = None
@@ -53,7 +65,7 @@ def settings(path: Optional[Path], overrides: Dict[str, Any]) -> Settings:
     merged = base.merged(given, ORIGIN, known) if given else base
     bad = [p for p in merged.problems if p.origin == ORIGIN]
     if bad:
-        raise ToolError("; ".join(f"{p.key}: {p.message}" for p in bad))
+        raise ToolError(*(said("mcp.error.setting", setting=p.key, reason=p.said or p.message) for p in bad))
     return merged
 
 
@@ -63,19 +75,19 @@ def _sources(path: Optional[str], code: Optional[str]) -> List[Tuple[Optional[Pa
     if code is not None:
         return [(Path(path) if path else None, path or "<code>", code)]
     if not path:
-        raise ToolError("pass 'code' (Python source text) or 'path' (a file or directory on disk)")
+        raise ToolError(said("mcp.error.no_input"))
     root = Path(path)
     if not root.exists():
-        raise ToolError(f"no such file or directory: {path}")
+        raise ToolError(said("mcp.error.no_path", path=path))
     found = []
     for file in python_files([root]).files:
         try:
             text = read_source(file, settings(file, {}).max_file_size).text
         except OSError as exc:
-            raise ToolError(f"{file}: cannot read: {exc.strerror or exc}")
+            raise ToolError(said("mcp.error.unreadable", file=str(file), reason=exc.strerror or str(exc)))
         found.append((file, str(file), text))
     if not found:
-        raise ToolError(f"no Python files under {path}")
+        raise ToolError(said("mcp.error.no_python", path=path))
     return found
 
 
@@ -124,10 +136,9 @@ def explain(name: str, **overrides: Any) -> Dict[str, Any]:
         if len(matches) == 1:
             name, card = matches[0], api_card(knowledge, matches[0], chosen.version, chosen.backend, language=chosen.language)
         elif matches:
-            raise ToolError(f"{name} is ambiguous; pass one of: {', '.join(matches[:20])}")
+            raise ToolError(said("mcp.error.ambiguous", name=name, matches=tuple(matches[:20])))
     if card is None:
-        raise ToolError(f"{name} is not an API msport knows: pass a qualified name such as torch.nn.GELU, "
-                        "torch.Tensor.view or mindspore.ops.cat, or a rule code such as MS101")
+        raise ToolError(said("mcp.error.unknown_api", name=name))
     return {"name": name, "target_version": chosen.target_version, "backend": chosen.backend, "card": card}
 
 
@@ -138,7 +149,7 @@ def fix(path: Optional[str] = None, code: Optional[str] = None, unsafe: bool = F
     left; the file is rewritten only when *write* is true (and *code* is not given)."""
     sources = _sources(path, code)
     if len(sources) != 1:
-        raise ToolError(f"fix works on one file; {path} holds {len(sources)}: pass one of them")
+        raise ToolError(said("mcp.error.one_file", path=path, count=len(sources)))
     (file, display, text), = sources
     chosen = settings(file, overrides)
     analyzer: Analyzer = analyzers().for_settings(chosen)
@@ -146,11 +157,11 @@ def fix(path: Optional[str] = None, code: Optional[str] = None, unsafe: bool = F
     written = False
     if write:
         if code is not None or file is None:
-            raise ToolError("write=true rewrites the file at 'path'; it cannot be combined with 'code'")
+            raise ToolError(said("mcp.error.write_with_code"))
         if outcome.changed:
-            problem = write_fixed(file, outcome.text)
+            problem = write_fixed(file, outcome.text, environment_settings().language)  # worded as ToolError is
             if problem:
-                raise ToolError(f"{display}: {problem}")
+                raise ToolError(said("mcp.error.not_written", file=display, problem=problem))
             written = True
     remaining = analyzer.analyze(outcome.text, chosen, display).findings
     return {
