@@ -80,7 +80,11 @@ def test_the_generators_phrases_have_chinese_templates():
     assert translator.note("in MindSpore 2.7 parameter input is named x (renamed in a later release)") == \
         "在 MindSpore 2.7 中，参数 input 在 MindSpore 中名为 x（后续版本已改名）"
     assert translator.note("run with PyTorch's arguments (x, 1), result 0: dtype int32 instead of int64 (measured)") == \
-        "以 PyTorch 的参数 (x, 1) 运行：第 0 个结果的 dtype 为 int32，而不是 int64（实测）"
+        "实测：以 PyTorch 的参数 (x, 1) 运行，第 0 个结果的 dtype 为 int32，而不是 int64"
+    # A signature without parameters is said so, not as a list holding the words "no parameters".
+    assert translator.note("it takes (no parameters)") == "它不接受参数"
+    assert translator.note("mindspore.ops.foo takes (no parameters) in MindSpore 2.7, and PyTorch's signature is not "
+                           "introspectable: match the arguments by position and meaning").startswith("mindspore.ops.foo 在 MindSpore 2.7 中不接受参数，")
     assert translator.untranslated == []
     # A curated clause kept beside generated ones keeps its own translation.
     mixed = Translator({"keep it; drop it": "保留；删除"}).note("keep it; the inputs differ")
