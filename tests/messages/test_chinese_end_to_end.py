@@ -143,9 +143,11 @@ def test_the_apis_own_notes_are_chinese(tmp_path):
             "torch.Tensor.clamp_min_": "MS101", "torch.histogramdd": "MS102"}.items() <= apis.items(), apis
     for zh, en in zip(said["zh-CN"], said["en"]):
         assert english_in(zh["message"]) == [], zh["message"]
+        assert "。 " not in zh["message"], zh["message"]  # Chinese sentences run on without a space
         assert len(english_in(en["message"])) >= 1, en["message"]  # the note is there, in English
     std = next(f["message"] for f in said["zh-CN"] if f["torch_api"] == "torch.std")
     assert "请传 ddof=1" in std and "实测：在 10x10 正态样本上绝对误差为 0.0073" in std, std
+    assert "。就此处的写法而言：" in std and "axis=0。" in std, std  # the call's own sentences follow
 
 
 def test_the_report_speaks_chinese(tmp_path):

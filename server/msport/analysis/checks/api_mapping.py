@@ -13,7 +13,7 @@ from typing import Optional, Tuple
 
 from ...knowledge.callforms import default_callforms
 from ...knowledge.default_clauses import default_default_clauses
-from ...knowledge.messages import listing, message
+from ...knowledge.messages import listing, message, sentences
 from ...knowledge.rule_texts import clauses, in_language, joined
 from ...knowledge.signatures import torch_defaults
 from ...knowledge.model import Verdict
@@ -246,7 +246,7 @@ class ApiMappingCheck(Check):
                 # The call's own forms diverge: defaults measured to act alike are no part of that.
                 verdict = replace(verdict, note=self._without_agreement(verdict.note))
                 message = self._message(verdict)
-            forms = " ".join(self._form_message(m, verdict, verdict.mindspore) for m in call.matched)
+            forms = sentences((self._form_message(m, verdict, verdict.mindspore) for m in call.matched), self.settings.language)
             message = render(self._templates[template], base=message, forms=forms, torch=verdict.torch,
                              target=target or "", where=self._where(), note=self._note(verdict.note))
         if fixes is None:
