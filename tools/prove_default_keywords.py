@@ -70,7 +70,8 @@ HEADER = """\
 # values (1e-5), dtypes and shapes. A call passing the parameter in a shape listed here does not
 # depend on that default, so its message leaves the clause out (knowledge/default_clauses.py);
 # the shape "defaults" means leaving the parameter out gave equal results too (the clause is wrong);
-# differs = what leaving it out gave instead (the call run, and the measured difference);
+# differs = what leaving it out gave instead (the call run, and the measured difference), and
+# differs_zh-CN the same in Chinese (by the [detail] templates of tools/rulegen/notes_zh-CN.toml);
 # tests/knowledge/test_default_clauses.py re-runs a sample.
 """
 
@@ -154,6 +155,17 @@ def cases() -> Tuple[List[Dict], Dict[str, Tuple[str, str, str, str]]]:
     return out, meaning
 
 
+def differs_chinese(call: str, detail: str) -> str:
+    """The Chinese of a "differs" (*call* and what its run showed, "result 0: shape (3,) instead
+    of ()"), by the generator's [detail] templates (tools/rulegen/notes_zh-CN.toml)."""
+    from rulegen.chinese import Translator
+
+    chinese = Translator({}).detail(detail)
+    if chinese is None:
+        raise SystemExit(f"{call}: no template of tools/rulegen/notes_zh-CN.toml translates {detail!r}: add one")
+    return f"{call}：{chinese}"
+
+
 def prove(verbose: bool = False) -> List[Dict]:
     built, meaning = cases()
     results = run_cases(built)
@@ -161,6 +173,7 @@ def prove(verbose: bool = False) -> List[Dict]:
     bad: Dict[Tuple[str, str, str], set] = {}
     values: Dict[Tuple[str, str, str], set] = {}
     differs: Dict[Tuple[str, str, str], str] = {}
+    differs_zh: Dict[Tuple[str, str, str], str] = {}
     for case_id, (torch_name, target, param, shape) in meaning.items():
         key = (torch_name, target, param)
         result = results[case_id]
@@ -173,6 +186,7 @@ def prove(verbose: bool = False) -> List[Dict]:
                 # What leaving the parameter out does, for the message: "shape (3,) instead of ()".
                 call = case_id.partition(" -> ")[0]
                 differs[key] = f"{call}: " + result["detail"].partition(": result 0: ")[2]
+                differs_zh[key] = differs_chinese(call, "result 0: " + result["detail"].partition(": result 0: ")[2])
             if verbose:
                 print(f"not proven: {case_id}: {result['detail']}", file=sys.stderr)
     entries = []
@@ -180,7 +194,8 @@ def prove(verbose: bool = False) -> List[Dict]:
         shapes = sorted(good.get(key, set()) - bad.get(key, set()))
         if shapes or key in differs:
             entries.append({"torch": key[0], "mindspore": key[1], "param": key[2], "shapes": shapes,
-                            "values": sorted(values.get(key, ())), "differs": differs.get(key, "")})
+                            "values": sorted(values.get(key, ())), "differs": differs.get(key, ""),
+                            "differs_zh-CN": differs_zh.get(key, "")})
     return sorted(entries, key=lambda e: (e["torch"], e["mindspore"], e["param"]))
 
 
@@ -193,6 +208,7 @@ def render(entries: List[Dict]) -> str:
                   f"shapes = {json.dumps(entry['shapes'])}", f"calls = {json.dumps(entry['values'])}"]
         if entry["differs"]:
             lines.append(f"differs = {json.dumps(entry['differs'])}")
+            lines.append(f"differs_zh-CN = {json.dumps(entry['differs_zh-CN'], ensure_ascii=False)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -140,3 +140,21 @@ def test_the_notes_of_apis_no_rule_judges_are_in_both_languages():
     note = searched_note(found)
     assert note.in_language("zh-CN").count("；") == str(note).count("; ") and english_in(note.in_language("zh-CN")) == []
     assert "对于 x.fro()，返回的形状不同；对于 i.fro()，会抛出异常" in note.in_language("zh-CN")
+
+
+def test_what_leaving_a_default_out_gave_is_in_both_languages():
+    """rules/proven_defaults.toml's differs (quoted in MS102 when a call leaves such a parameter
+    out): its Chinese is what tools/prove_default_keywords.py writes, and the loader keeps both."""
+    from msport.knowledge.default_clauses import load_default_clauses
+    from prove_default_keywords import differs_chinese
+
+    known = load_default_clauses()
+    assert known.problems == ()
+    runs = [r for r in toml.loads((ROOT / "rules" / "proven_defaults.toml").read_text(encoding="utf-8"))["proven"] if r.get("differs")]
+    assert runs
+    for run in runs:
+        call, _, detail = run["differs"].partition(": ")
+        assert run["differs_zh-CN"] == differs_chinese(call, "result 0: " + detail), run
+        said = known.difference(run["torch"], run["mindspore"], run["param"])
+        assert str(said) == run["differs"] and in_language(said, "zh-CN") == run["differs_zh-CN"]
+        assert english_in(in_language(said, "zh-CN")) == [], run

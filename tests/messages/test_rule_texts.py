@@ -76,7 +76,8 @@ CATALOGUE = "messages/"
 #: Rule files that hold no text a person reads (facts, proofs, snapshots of the packages).
 NO_TEXT = {
     "proven_callforms.toml": "which call shapes the prover ran",
-    "proven_defaults.toml": "which parameters the prover ran passed explicitly",
+    "proven_defaults.toml": "which parameters the prover ran passed explicitly (the runs it quotes, differs, are in both "
+                            "languages: tests/messages/test_api_notes.py)",
     "default_clauses.toml": "patterns that read the rules' notes (its sentences are in callforms.toml)",
     "proven_renames.toml": "which renames the prover ran",
     "searched.toml": "which counterparts tools/search_counterparts.py found and ran (its sentences are in search.toml)",

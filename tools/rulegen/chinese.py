@@ -58,6 +58,11 @@ class Translator:
             return self.curated[english]
         return CLAUSES_ZH.join(self.clause(part) for part in english.split(CLAUSES))
 
+    def detail(self, english: str) -> Optional[str]:
+        """What a run showed ("result 0: shape (3,) instead of ()"), by the [detail] templates;
+        None when none matches."""
+        return self._fill(english, self.details)
+
     def clause(self, english: str) -> str:
         if english in self.curated:
             return self.curated[english]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Pattern, Tuple
 
 from .loader import RuleFileError, RuleProblem, file_problem, read_toml, rules_dir
-from .rule_texts import clauses
+from .rule_texts import clauses, read_text
 from .shared import load_once
 
 FILE_NAME = "default_clauses.toml"
@@ -112,7 +112,8 @@ def load_default_clauses(directory: Optional[Path] = None) -> DefaultClauses:
         key = (item["torch"], item["mindspore"], item["param"])
         proven[key] = proven.get(key, frozenset()) | frozenset(item.get("shapes", ()))
         if item.get("differs"):
-            differs[key] = item["differs"]
+            # Quoted in a message (callforms' defaults_differ): in every language.
+            differs[key] = read_text(item, "differs", PROVEN_FILE, f"{key[0]} {key[2]}", problems) or ""
     return DefaultClauses(patterns, name_patterns, proven, differs, tuple(problems))
 
 

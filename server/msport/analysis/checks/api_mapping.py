@@ -316,7 +316,7 @@ class ApiMappingCheck(Check):
                 open_params = [p for p in clause.params if p not in removed]
                 proven_pass = all("keyword" in known.proven.get((verdict.torch, verdict.mindspore, p), ()) for p in open_params)
                 remaining.append(render(templates["defaults_differ_pass" if proven_pass else "defaults_differ"],
-                                        clause=in_language(clause.text, language), measured="; ".join(measured[clause.text]), params=listing(open_params, language)))
+                                        clause=in_language(clause.text, language), measured=in_language(joined(measured[clause.text]), language), params=listing(open_params, language)))
             else:
                 remaining.append(clause.text)
         if not remaining and settled:
