@@ -102,10 +102,29 @@ def searched_note(found) -> str:
     """The note of a verdict msport's search of MindSpore found and ran (knowledge/searched.py)."""
     messages = default_search().messages
     calls = ", ".join(found.call_text(shape) for shape in found.calls)
-    values = _Keep(torch=found.torch, found=found.mindspore, calls=calls,
+    values = _Keep(torch=found.torch, found=found.form(), calls=calls, fixed=found.fixed,
                    release=".".join(map(str, SEARCHED_RELEASE)))
     if found.verdict == "equivalent":
-        return messages["searched_equal"].format_map(values)
-    differs = "; ".join(f"for {found.call_text(shape)} {what.strip()}" for shape, _, what in (d.partition(":") for d in found.differs))
-    key = "searched_differs" if calls else "searched_differs_only"
-    return messages[key].format_map(_Keep(values, differs=differs))
+        note = messages["searched_composed" if found.fixed else "searched_equal"].format_map(values)
+    else:
+        differs = "; ".join(f"for {found.call_text(shape)} {what.strip()}" for shape, _, what in (d.partition(":") for d in found.differs))
+        key = "searched_differs" if calls else "searched_differs_only"
+        note = messages[key].format_map(_Keep(values, differs=differs))
+    if found.keywords and any("=" not in shape for shape in found.calls):
+        note = messages["searched_keywords"].format_map(_Keep(values, note=note, keywords=_keyword_runs(found),
+                                                              names=", ".join(found.keywords_not_served())))
+    return note
+
+
+def searched_keyword_note(found) -> str:
+    """The note for a call passing by keyword an argument the found counterpart was run with and
+    did not serve under torch's name (`x.f(dim=1)` where only `x.f(1)` was equal)."""
+    messages = default_search().messages
+    calls = ", ".join(found.call_text(shape) for shape in found.calls)
+    return messages["searched_keyword_call"].format_map(_Keep(
+        found=found.form(), calls=calls, keywords=_keyword_runs(found), names=", ".join(found.keywords_not_served()),
+        release=".".join(map(str, SEARCHED_RELEASE))))
+
+
+def _keyword_runs(found) -> str:
+    return "; ".join(f"{found.call_text(shape)} {what.strip().removeprefix('it ')}" for shape, _, what in (k.partition(":") for k in found.keywords))
