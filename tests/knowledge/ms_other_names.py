@@ -11,7 +11,7 @@ import mindspore as ms
 import mindspore.scipy.linalg
 from mindspore import Tensor, nn, ops
 
-from other_names_inputs import DTYPES, FLAT, PAIR, REAL, SYMMETRIC  # noqa: E402  (shared with the torch side)
+from other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE  # noqa: E402  (shared with the torch side)
 
 out = {}
 
@@ -55,4 +55,21 @@ out["hooks"] = [hasattr(ops, "HookBackward"), hasattr(nn.Cell, "register_backwar
 out["threads"] = outcome(lambda: ms.device_context.cpu.op_tuning.threads_num(2) or "ran")
 out["threads_getter"] = [name for name in dir(ms.device_context.cpu.op_tuning) if "get" in name.lower()]
 out["missing_on_tensor"] = [hasattr(Tensor, name) for name in ("element_size", "unflatten", "new", "is_sparse")]
+out["mstx"] = outcome(lambda: ms.profiler.mstx.range_end(ms.profiler.mstx.range_start("step")) or "ran")
+out["all_finite"] = [bool(ms.amp.all_finite((Tensor(np.array([1.0, np.nan], np.float32)),))),
+                     bool(ms.amp.all_finite((Tensor(np.array([1.0, np.inf], np.float32)), Tensor(REAL[0])))),
+                     bool(ms.amp.all_finite((Tensor(REAL[0]), Tensor(REAL[1]))))]
+
+
+def in_stream():
+    with ms.runtime.StreamCtx(ms.runtime.Stream()):
+        return ops.ones(2)
+
+
+out["stream_on_cpu"] = outcome(in_stream)
+out["stream_ctx"] = hasattr(ms.runtime, "StreamCtx")
+out["device_name"] = outcome(lambda: ms.hal.get_device_name(0, "CPU"))
+rows = ops.gather(Tensor(TABLE), Tensor(BAGS), 0)
+out["bags"] = {"mean": rows.mean(1).asnumpy().tolist(), "sum": rows.sum(1).asnumpy().tolist(),
+               "max": rows.amax(1).asnumpy().tolist()}
 print(json.dumps(out))

@@ -14,7 +14,7 @@ import torch
 
 from msport.knowledge.index import default_knowledge
 
-from .other_names_inputs import DTYPES, FLAT, PAIR, REAL, SYMMETRIC
+from .other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE
 
 HERE = Path(__file__).parent
 
@@ -84,7 +84,26 @@ def test_mechanisms_hold(ms_facts):
     assert ms_facts["missing_on_tensor"] == [False, False, False, False]  # hence the notes, not renames
 
 
+def test_same_role_mechanisms(ms_facts):
+    assert ms_facts["mstx"] == "ran"
+    assert ms_facts["all_finite"] == [False, False, True]
+    assert ms_facts["stream_on_cpu"].startswith("raised") and ms_facts["stream_ctx"] is True
+    assert ms_facts["device_name"] == "CPU"
+
+
+def test_embedding_bag_is_gather_and_reduce(ms_facts):
+    for mode, value in ms_facts["bags"].items():
+        bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(TABLE), mode=mode)
+        assert close(value, bag(torch.tensor(BAGS)).detach()), mode
+
+
 @pytest.mark.parametrize("torch_api, status, target", [
+    ("torch.profiler.record_function", "divergent", "mindspore.profiler.mstx.range_start"),
+    ("torch.cuda.nvtx.range", "divergent", "mindspore.profiler.mstx.range_start"),
+    ("torch.autograd.detect_anomaly", "missing", None),
+    ("torch.cuda.stream", "divergent", "mindspore.runtime.StreamCtx"),
+    ("torch.cuda.get_device_name", "divergent", "mindspore.hal.get_device_name"),
+    ("torch.nn.EmbeddingBag", "missing", None),
     ("torch.Tensor.element_size", "divergent", "mindspore.Tensor.itemsize"),
     ("torch.complex", "divergent", "mindspore.ops.Complex"),
     ("torch.view_as_complex", "divergent", "mindspore.ops.Complex"),
