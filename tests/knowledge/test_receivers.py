@@ -81,3 +81,44 @@ def test_config_attributes_result_fields_and_operators_are_no_tensor_receivers()
     judged = sorted((text[f.span.start_line].strip(), f.torch_api) for f in findings)
     assert judged == [("a = z.log_softmax(-1)", "torch.Tensor.log_softmax"), ("b = x.to_dense()", "torch.Tensor.to_dense"),
                       ("c = x.indices()", "torch.Tensor.indices"), ("max0 = x.max(dim=1)", "torch.Tensor.max")]
+
+
+# Reduced from dev code: an image's mode (torchvision's img.mode), a NumPy array's size in the
+# branch that is no tensor's, fields of two named-tuple results unpacked at once (kornia's
+# lightglue), a module's private dictionaries (learn2learn's module._parameters) and a Tensor
+# subclass's own fields (torch_geometric's EdgeIndex _indptr). Calls of the same names keep theirs.
+FIELDS = '''import torch
+
+
+def image(img, output):
+    return output, img.mode
+
+
+def count(sample):
+    return sample.nelement() if isinstance(sample, torch.Tensor) else sample.size
+
+
+def matches(scores: torch.Tensor):
+    max0, max1 = scores.max(2), scores.max(1)
+    return max0.indices, max1.values
+
+
+def update(module: torch.Tensor, data: torch.Tensor):
+    keys = [k for k in module._parameters]
+    return keys, data._indptr
+
+
+def calls(x: torch.Tensor):
+    return x.mode(), x.size(0), x.indices()
+'''
+
+
+def test_fields_read_off_other_objects_are_no_tensor_api():
+    findings = [f for f in Analyzer().analyze(FIELDS, Settings()).findings if f.code in ("MS101", "MS102", "MS103")
+                and (f.torch_api or "").startswith("torch.Tensor.")]
+    text = FIELDS.splitlines()
+    judged = sorted({(text[f.span.start_line].strip(), f.torch_api) for f in findings})
+    assert judged == [("max0, max1 = scores.max(2), scores.max(1)", "torch.Tensor.max"),
+                      ("return x.mode(), x.size(0), x.indices()", "torch.Tensor.indices"),
+                      ("return x.mode(), x.size(0), x.indices()", "torch.Tensor.mode"),
+                      ("return x.mode(), x.size(0), x.indices()", "torch.Tensor.size")]

@@ -463,6 +463,16 @@ class ScopeVisitor(Visitor):
         knows its tree says (checks/base.py), the bare visitor cannot: False."""
         return False
 
+    def _object_field(self, node: ast.Attribute) -> bool:
+        """An attribute read without a call that no tensor has as a value: a name torch's Tensor
+        has as a method (`img.mode`, `arr.size`, `m.indices` of a result, `cfg.topk`), or a private
+        name outside torch's Tensor (`module._parameters`, a Tensor subclass's `_indptr`). Its
+        receiver is some other object, whatever made msport take it for a tensor."""
+        if not self.read_not_called(node):
+            return False
+        kind = self.knowledge.torch_apis.get(f"{self.tensor_class('torch')}.{node.attr}")
+        return kind == "method" or (kind is None and node.attr.startswith("_"))
+
     def judged_here(self, node: ast.Attribute) -> bool:
         """Whether an attribute names an API at this position: read (`x.view`), or set on a
         torch module (`torch.backends.cudnn.benchmark = True` sets the flag, not the module)."""
@@ -667,7 +677,7 @@ class ScopeVisitor(Visitor):
                 # name read off a config or a model (`self.hparams.log_softmax`) is not.
                 base = self.evidently_tensor(node)
             if isinstance(base, TensorValue):
-                if self.is_named_tuple_field(node):
+                if self.is_named_tuple_field(node) or self._object_field(node):
                     return None
                 return f"{self.tensor_class(base.framework)}.{node.attr}"
             if isinstance(base, Ref):
