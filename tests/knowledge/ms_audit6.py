@@ -38,6 +38,9 @@ out["axis_alias"] = {name: [outcome(lambda n=name: getattr(grid, n)(axis=1)),
                             outcome(lambda n=name: getattr(grid, n)(axis=1, keepdim=True)),
                             outcome(lambda n=name: getattr(grid, n)(dim=1, keepdim=True))] for name in ("max", "min")}
 
+other = Tensor(GRID[0])
+out["device_compare"] = [grid.device == other.device, grid.device != other.device, type(grid.device).__name__]
+
 generator = ms.default_generator
 out["generator_methods"] = [hasattr(generator, name) for name in ("get_state", "set_state", "manual_seed")]
 

@@ -50,6 +50,12 @@ def test_max_min_axis_is_no_alias_of_dim(ms_facts):
         assert np.allclose(by_dim[0], expected.values.numpy()) and by_dim[1] == expected.indices.tolist()
 
 
+def test_devices_compare_alike(ms_facts):
+    grid = torch.tensor(GRID)
+    assert ms_facts["device_compare"][:2] == [grid.device == grid[0].device, grid.device != grid[0].device] == [True, False]
+    assert ms_facts["device_compare"][2] == "str"  # a string, so only a comparison with a device string differs
+
+
 def test_default_generator_does_not_drive_ops_random_functions(ms_facts):
     assert ms_facts["generator_methods"] == [True, True, True]
     assert not any(ms_facts["generator_state_replays"].values())
@@ -88,6 +94,12 @@ def extremes(x: torch.Tensor, state):
 
 class Reproducible(RandomSampler):
     pass
+
+
+def same_place(pred: torch.Tensor, target: torch.Tensor):
+    if not pred.device == target.device:
+        target = target.to(pred.device)
+    return pred.device.type == "cuda"
 '''
 
 
@@ -98,3 +110,7 @@ def test_findings_say_the_measured_counterparts():
     assert "write dim=1" in findings["torch.Tensor.max"].message
     assert "mindspore.set_seed" in findings["torch.default_generator"].message
     assert "sampler=" in findings["torch.utils.data.RandomSampler"].message
+    lines = SOURCE.splitlines()
+    devices = [lines[f.span.start_line].strip() for f in Analyzer().analyze(SOURCE, Settings()).findings
+               if f.torch_api == "torch.Tensor.device"]
+    assert devices == ['return pred.device.type == "cuda"']  # compared with a device or passed on: no finding

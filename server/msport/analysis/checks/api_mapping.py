@@ -359,8 +359,14 @@ class ApiMappingCheck(Check):
         return "; ".join(clause for clause in note.split("; ") if not pattern.match(clause))
 
     def _passed_on(self, node: ast.AST) -> bool:
-        """*node* is an argument of a call (a keyword's value, or a positional argument)."""
+        """*node* is an argument of a call (a keyword's value, or a positional argument), or
+        compared with == / != to the same attribute of another value (`a.device == b.device`:
+        two MindSpore device strings compare as two torch devices do, measured)."""
         parent = parent_map(self.chunk.tree).get(id(node))
+        if isinstance(parent, ast.Compare) and isinstance(node, ast.Attribute):
+            sides = [parent.left, *parent.comparators]
+            return all(isinstance(op, (ast.Eq, ast.NotEq)) for op in parent.ops) and all(
+                isinstance(side, ast.Attribute) and side.attr == node.attr for side in sides)
         return isinstance(parent, ast.keyword) or (isinstance(parent, ast.Call) and node is not parent.func)
 
     # -- call forms --------------------------------------------------------------------
