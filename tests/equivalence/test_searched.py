@@ -16,9 +16,14 @@ import search_counterparts  # noqa: E402,I100  (tools/, put on the path by .port
 ENTRIES = read_toml(search_counterparts.OUT)
 
 
+def candidate(entry) -> str:
+    """The candidate as the generator ran it: a composition carries its fixed arguments."""
+    return f"{entry['found']}({entry['fixed']})" if entry.get("fixed") else entry["found"]
+
+
 @pytest.fixture(scope="module")
 def rerun():
-    cases = [c for torch, entry in ENTRIES.items() for c in search_counterparts.cases_for(torch, entry["found"])]
+    cases = [c for torch, entry in ENTRIES.items() for c in search_counterparts.cases_for(torch, candidate(entry))]
     return run_cases(cases)
 
 
@@ -29,11 +34,12 @@ def test_the_search_found_counterparts():
 @pytest.mark.parametrize("torch", sorted(ENTRIES))
 def test_recorded_outcome_is_what_a_run_gives(rerun, torch):
     entry = ENTRIES[torch]
-    judged = search_counterparts.judge(torch, entry["found"], rerun)
+    judged = search_counterparts.judge(torch, candidate(entry), rerun)
     assert judged is not None, f"{entry['found']} no longer runs for {torch}"
     assert judged["verdict"] == entry["verdict"]
     assert judged["calls"] == entry["calls"]
     assert judged.get("differs", []) == entry.get("differs", [])
+    assert judged.get("keywords", []) == entry.get("keywords", [])
 
 
 def test_a_found_counterpart_replaces_the_missing_verdict():
@@ -60,3 +66,33 @@ def test_check_reports_found_counterparts_and_what_was_searched():
     frexp = findings["torch.frexp"]
     assert frexp.code == "MS101"
     assert "mindspore.numpy" in frexp.message and "synonyms" in frexp.message
+
+
+def test_counterparts_under_other_names_were_found_by_their_evidence():
+    """Other names than the torch API's own: torch's documented aliases (psi -> digamma), a
+    spelling (broadcast_tensors -> broadcast_arrays) and a composition with a fixed argument."""
+    assert (ENTRIES["torch.special.psi"]["found"], ENTRIES["torch.special.psi"]["via"]) == ("mindspore.ops.digamma", "torch alias")
+    assert ENTRIES["torch.special.gammainc"]["via"] == "torch alias" and ENTRIES["torch.special.gammainc"]["verdict"] == "equivalent"
+    assert ENTRIES["torch.broadcast_tensors"]["found"] == "mindspore.numpy.broadcast_arrays"
+    svdvals = ENTRIES["torch.linalg.svdvals"]
+    assert (svdvals["found"], svdvals["fixed"], svdvals["via"]) == ("mindspore.ops.svd", "compute_uv=False", "composition")
+
+
+def test_a_composition_is_reported_with_its_call_and_no_rename():
+    source = "import torch\n\ndef f(m):\n    return torch.linalg.svdvals(m)\n"
+    finding = next(f for f in ANALYZER.analyze(source, settings()).findings if f.torch_api == "torch.linalg.svdvals")
+    assert finding.code == "MS103" and "mindspore.ops.svd(x, compute_uv=False)" in finding.message
+    assert finding.fixes == ()  # renaming to ops.svd would return (s, u, v)
+
+
+def test_a_keyword_the_counterpart_names_otherwise_is_judged_per_call():
+    """torch.take(x, index=i): MindSpore's take raises for that keyword (run by the search);
+    by position it is equal."""
+    source = ("import torch\n\n"
+              "def f(x, i):\n"
+              "    a = torch.take(x, i)\n"
+              "    return a, torch.take(x, index=i)\n")
+    findings = sorted((f for f in ANALYZER.analyze(source, settings(backend="cpu")).findings if f.torch_api == "torch.take"),
+                      key=lambda f: f.span.start_line)
+    assert [f.code for f in findings] == ["MS103", "MS102"]
+    assert "pass index by position" in findings[1].message and "torch.take(i, index=j) raises" in findings[1].message

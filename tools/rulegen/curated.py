@@ -61,6 +61,8 @@ def apply_curated(rules: Dict[str, GenRule], entries: List[Dict[str, Any]]) -> N
             defaults = {k: entry[k] for k in ("status", "note", "diff", "consequence", "renames") if k in entry}
             rule.targets = [_target(sub, defaults) for sub in entry["targets"]]
             rule.basis = "curated"
+            if entry.get("status") == "missing" and "note" in entry:
+                rule.missing_note = entry["note"]  # where no target applies (another backend)
         elif "mindspore" in entry:
             matching = [t for t in rule.targets if t.mindspore == entry["mindspore"]]
             if not matching:

@@ -76,8 +76,10 @@ def render_rule(rule: GenRule, translator: Optional[Translator] = None) -> str:
         lines.append("aliases = [" + ", ".join(_s(a) for a in sorted(rule.aliases)) + "]")
     if rule.torch_removed:
         lines.append(f"torch_removed = {_s(rule.torch_removed)}")
-    if not rule.targets:
+    if not rule.targets or rule.missing_note:
+        # With targets too: what is said where none applies (another backend or release).
         lines.extend(texts("note", rule.missing_note))
+    if not rule.targets:
         return "\n".join(lines)
     lines.append("targets = [")
     for target in rule.targets:

@@ -246,9 +246,13 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     has = form.condition("target_has")
     if has and (signature.target is None or has not in {_strip(p) for p in signature.target}):
         return None
-    if form.condition("varargs"):
+    varargs = form.condition("varargs")
+    if varargs:
         name, rest = bound.varargs
         if len(rest) < 2 or signature.target is None:
+            return None
+        # A form may name the varargs it speaks of (sizes, not TensorDataset's *tensors).
+        if isinstance(varargs, (list, tuple)) and name not in varargs:
             return None
         # The target takes the sizes as one value where torch takes them one by one.
         if any(p.startswith("*") and not p.startswith("**") for p in signature.target):

@@ -322,6 +322,16 @@ class Scope:
     inferred: Set[str] = field(default_factory=set)
     #: Parameters annotated with a type that is no tensor (np.ndarray, list, a config class).
     not_tensors: Set[str] = field(default_factory=set)
+    #: Names holding the named tuple a call returns (`m = x.max(dim=1)`): `m.indices` is a field.
+    results: Set[str] = field(default_factory=set)
+
+    def holds_result(self, name: str) -> bool:
+        scope: Optional[Scope] = self
+        while scope is not None:
+            if name in scope.values:
+                return name in scope.results
+            scope = scope.parent
+        return False
 
     def shown_not_tensor(self, name: str) -> bool:
         scope: Optional[Scope] = self
@@ -436,11 +446,32 @@ class ScopeVisitor(Visitor):
         return len(name) > 1 and name[0].isalpha() and name.isupper() and self.knowledge.torch_apis.get(qualified) not in ("class", "module")
 
     def is_named_tuple_field(self, node: ast.Attribute) -> bool:
-        """`x.max(dim=1).values`: a field of the named tuple the call returns."""
-        if node.attr not in self.facts.named_tuple_fields or not isinstance(node.value, ast.Call):
+        """`x.max(dim=1).values`, or `m.values` after `m = x.max(dim=1)`: a field of the named
+        tuple the call returns (the call's own finding says what MindSpore returns)."""
+        if node.attr not in self.facts.named_tuple_fields:
             return False
-        called = self.qualified(node.value.func)
+        if isinstance(node.value, ast.Name):
+            return self.scope.holds_result(node.value.id)
+        return isinstance(node.value, ast.Call) and self._returns_named_tuple(node.value)
+
+    def _returns_named_tuple(self, call: ast.Call) -> bool:
+        called = self.qualified(call.func)
         return called is not None and called.rpartition(".")[2] in self.facts.named_tuple_ops
+
+    def read_not_called(self, node: ast.Attribute) -> bool:
+        """Whether *node* is read without being called (`hparams.log_softmax`); a check that
+        knows its tree says (checks/base.py), the bare visitor cannot: False."""
+        return False
+
+    def _object_field(self, node: ast.Attribute) -> bool:
+        """An attribute read without a call that no tensor has as a value: a name torch's Tensor
+        has as a method (`img.mode`, `arr.size`, `m.indices` of a result, `cfg.topk`), or a private
+        name outside torch's Tensor (`module._parameters`, a Tensor subclass's `_indptr`). Its
+        receiver is some other object, whatever made msport take it for a tensor."""
+        if not self.read_not_called(node):
+            return False
+        kind = self.knowledge.torch_apis.get(f"{self.tensor_class('torch')}.{node.attr}")
+        return kind == "method" or (kind is None and node.attr.startswith("_"))
 
     def judged_here(self, node: ast.Attribute) -> bool:
         """Whether an attribute names an API at this position: read (`x.view`), or set on a
@@ -641,10 +672,12 @@ class ScopeVisitor(Visitor):
             if isinstance(node.value, ast.Name) and node.value.id == self.scope_self_name():
                 return None
             base = self.infer(node.value)
-            if base is None:
+            if base is None and not self.read_not_called(node):
+                # A tensor-only method name is evidence when it is called: an attribute of that
+                # name read off a config or a model (`self.hparams.log_softmax`) is not.
                 base = self.evidently_tensor(node)
             if isinstance(base, TensorValue):
-                if self.is_named_tuple_field(node):
+                if self.is_named_tuple_field(node) or self._object_field(node):
                     return None
                 return f"{self.tensor_class(base.framework)}.{node.attr}"
             if isinstance(base, Ref):
@@ -692,7 +725,10 @@ class ScopeVisitor(Visitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         value = self.infer(node.value)
+        result = isinstance(node.value, ast.Call) and self._returns_named_tuple(node.value)
         for target in node.targets:
+            if isinstance(target, ast.Name):
+                (self.scope.results.add if result else self.scope.results.discard)(target.id)
             self.visit(target)
             if _parallel(target, node.value):
                 # `g, d = Generator(), Discriminator()`: each name gets its own value.

@@ -22,7 +22,8 @@ from .searched import SEARCHED_ON as SEARCHED_RELEASE
 FILE_NAME = "search.toml"
 #: The templates of [messages], each with its Simplified Chinese (messages_zh-CN beside it).
 MESSAGES = ("inplace", "inplace_method", "other_kind", "searched", "searched_wide", "searched_equal",
-            "searched_differs", "searched_differs_only", "internal", "differs_call")
+            "searched_differs", "searched_differs_only", "searched_composed", "searched_keywords",
+            "searched_keyword_call", "internal", "differs_call")
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,44 @@ def searched_note(found) -> RuleText:
     rules = default_search()
     messages = rules.messages
     calls = ", ".join(found.call_text(shape) for shape in found.calls)
-    values = dict(torch=found.torch, found=found.mindspore, calls=calls, release=".".join(map(str, SEARCHED_RELEASE)))
+    values = dict(torch=found.torch, found=found.form(), calls=calls, fixed=found.fixed or "",
+                  release=".".join(map(str, SEARCHED_RELEASE)))
     if found.verdict == "equivalent":
-        return _said(messages["searched_equal"], **values)
-    differs = [_said(messages["differs_call"], call=found.call_text(shape),
-                     outcome={DEFAULT_LANGUAGE: what.strip(), CHINESE: rules.outcomes.get(what.strip(), what.strip())})
-               for shape, _, what in (d.partition(":") for d in found.differs)]
-    joined = {language: ("；" if language == CHINESE else "; ").join(d.in_language(language) for d in differs)
-              for language in (DEFAULT_LANGUAGE, *(lang for lang, _ in SUFFIXES))}
-    key = "searched_differs" if calls else "searched_differs_only"
-    return _said(messages[key], differs=joined, **values)
+        note = _said(messages["searched_composed" if found.fixed else "searched_equal"], **values)
+    else:
+        differs = [_said(messages["differs_call"], call=found.call_text(shape), outcome=_outcome(rules, what))
+                   for shape, _, what in (d.partition(":") for d in found.differs)]
+        key = "searched_differs" if calls else "searched_differs_only"
+        note = _said(messages[key], differs=_per_language(differs), **values)
+    if found.keywords and any("=" not in shape for shape in found.calls):
+        note = _said(messages["searched_keywords"], note=_per_language([note]), keywords=_keyword_runs(rules, found),
+                     names=", ".join(found.keywords_not_served()))
+    return note
+
+
+def searched_keyword_note(found) -> RuleText:
+    """The note for a call passing by keyword an argument the found counterpart was run with and
+    did not serve under torch's name (`x.f(dim=1)` where only `x.f(1)` was equal)."""
+    rules = default_search()
+    calls = ", ".join(found.call_text(shape) for shape in found.calls)
+    return _said(rules.messages["searched_keyword_call"], found=found.form(), calls=calls,
+                 keywords=_keyword_runs(rules, found), names=", ".join(found.keywords_not_served()),
+                 release=".".join(map(str, SEARCHED_RELEASE)))
+
+
+def _outcome(rules: SearchRules, what: str) -> Dict[str, str]:
+    """An outcome of rules/searched.toml ("it raises") in every language."""
+    return {DEFAULT_LANGUAGE: what.strip(), CHINESE: rules.outcomes.get(what.strip(), what.strip())}
+
+
+def _per_language(texts: List[RuleText]) -> Dict[str, str]:
+    """*texts* joined as clauses, in every language."""
+    return {language: ("；" if language == CHINESE else "; ").join(t.in_language(language) for t in texts)
+            for language in (DEFAULT_LANGUAGE, *(lang for lang, _ in SUFFIXES))}
+
+
+def _keyword_runs(rules: SearchRules, found) -> Dict[str, str]:
+    """What each keyword call gave when run ("x.f(i, index=j) raises"), in every language."""
+    runs = [(found.call_text(shape), _outcome(rules, what)) for shape, _, what in (k.partition(":") for k in found.keywords)]
+    return {DEFAULT_LANGUAGE: "; ".join(f"{call} {said[DEFAULT_LANGUAGE].removeprefix('it ')}" for call, said in runs),
+            CHINESE: "；".join(f"{call} {said[CHINESE]}" for call, said in runs)}

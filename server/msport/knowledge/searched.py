@@ -29,6 +29,25 @@ class Found:
     calls: Tuple[str, ...]  # call shapes with equal results ("x", "x, y", "i": int64)
     differs: Tuple[str, ...]  # "<shape>: <what differed>"
     backends: Tuple[str, ...]
+    #: Arguments the counterpart is called with after the torch call's own (a composition:
+    #: `mindspore.ops.svd(x, compute_uv=False)` for `torch.linalg.svdvals(x)`), or "".
+    fixed: str = ""
+    #: How the search found it: name, spelling, torch alias, MindSpore docstring, composition.
+    via: str = ""
+    #: Keyword calls that are not equal as written ("x, dim=1: it raises").
+    keywords: Tuple[str, ...] = ()
+
+    def form(self) -> str:
+        """The proven call: `mindspore.ops.svd(x, compute_uv=False)`, or the API's name."""
+        return f"{self.mindspore}(x, {self.fixed})" if self.fixed else self.mindspore
+
+    def keywords_not_served(self) -> Tuple[str, ...]:
+        """The keyword names whose calls were run and were not equal (`dim` of "x, dim=1: ...")."""
+        names = []
+        for item in self.keywords:
+            shape = item.partition(":")[0]
+            names.extend(part.partition("=")[0].strip() for part in shape.split(", ") if "=" in part)
+        return tuple(dict.fromkeys(names))
 
     def call_text(self, shape: str) -> str:
         """`torch.clamp_max(x, y)` / `x.clamp_max(y)` for the call shape *shape*."""
@@ -45,7 +64,8 @@ def load_searched(directory: Optional[Path] = None) -> Dict[str, Found]:
     except RuleFileError:
         return {}
     return {torch: Found(torch, entry["found"], entry["verdict"], tuple(entry.get("calls", ())),
-                         tuple(entry.get("differs", ())), tuple(entry.get("backends", ())))
+                         tuple(entry.get("differs", ())), tuple(entry.get("backends", ())), entry.get("fixed", ""),
+                         entry.get("via", ""), tuple(entry.get("keywords", ())))
             for torch, entry in data.items()}
 
 

@@ -15,6 +15,8 @@ from ...knowledge.callforms import default_callforms
 from ...knowledge.default_clauses import default_default_clauses
 from ...knowledge.messages import listing, message, sentences
 from ...knowledge.rule_texts import clauses, in_language, joined
+from ...knowledge.search import searched_keyword_note
+from ...knowledge.searched import searched_counterpart
 from ...knowledge.signatures import torch_defaults
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
@@ -220,6 +222,13 @@ class ApiMappingCheck(Check):
         verdict = verdict or self.knowledge.verdict(qualified, self.settings.version, self.settings.backend)
         if verdict is None:
             return
+        found = self._found_by_search(verdict)
+        if found is not None and found.keywords and self._passes_keyword(node, found.keywords_not_served()):
+            # Equal by position, but this call names the argument as torch does: run so, it was not.
+            verdict = replace(verdict, status="divergent", note=searched_keyword_note(found))
+            call = None  # the note says what to write; the signature's keyword check would repeat it
+        if found is not None and found.fixed and fixes is None:
+            fixes = ()  # a rename would drop the fixed arguments the proven call needs (the note gives it)
         # Clauses of a divergent note about defaults this call passes itself (measured) go.
         # Keywords the call's forms state what to write for (keepdim= -> keepdims=) need no hedge.
         stated = {m.keyword for m in call.matched if m.keyword} if call is not None else set()
@@ -264,6 +273,15 @@ class ApiMappingCheck(Check):
                 fixes=fixes,
             )
         )
+
+    def _found_by_search(self, verdict: Verdict):
+        """The counterpart tools/search_counterparts.py found and ran, when *verdict* is its."""
+        found = searched_counterpart(verdict.torch, self.settings.version, self.settings.backend)
+        return found if found is not None and found.mindspore == verdict.mindspore else None
+
+    def _passes_keyword(self, node: ast.AST, names) -> bool:
+        call = called_by(self.chunk.tree, node)
+        return call is not None and any(k.arg in names for k in call.keywords)
 
     def _defaults_passed(self, node: ast.AST, verdict: Verdict, is_method: bool, stated=frozenset()) -> Optional[Verdict]:
         """*verdict* for this call, its note's clauses about parameter defaults judged against
@@ -347,8 +365,14 @@ class ApiMappingCheck(Check):
         return in_language(text, self.settings.language).rstrip(".。")
 
     def _passed_on(self, node: ast.AST) -> bool:
-        """*node* is an argument of a call (a keyword's value, or a positional argument)."""
+        """*node* is an argument of a call (a keyword's value, or a positional argument), or
+        compared with == / != to the same attribute of another value (`a.device == b.device`:
+        two MindSpore device strings compare as two torch devices do, measured)."""
         parent = parent_map(self.chunk.tree).get(id(node))
+        if isinstance(parent, ast.Compare) and isinstance(node, ast.Attribute):
+            sides = [parent.left, *parent.comparators]
+            return all(isinstance(op, (ast.Eq, ast.NotEq)) for op in parent.ops) and all(
+                isinstance(side, ast.Attribute) and side.attr == node.attr for side in sides)
         return isinstance(parent, ast.keyword) or (isinstance(parent, ast.Call) and node is not parent.func)
 
     # -- call forms --------------------------------------------------------------------
@@ -519,7 +543,8 @@ class ApiMappingCheck(Check):
             return render(templates["equivalent_note" if verdict.note else "equivalent"], **values)
         if verdict.status == "divergent":
             return render(templates["divergent_measured" if verdict.consequence else "divergent"], **values)
-        if verdict.available_elsewhere:
+        if verdict.available_elsewhere and not verdict.note:
+            # A curated note for this backend says more than "change the backend".
             return render(templates["missing_elsewhere"], **values)
         return render(templates["missing"], **values)
 

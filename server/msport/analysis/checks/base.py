@@ -9,6 +9,7 @@ from typing import List, Sequence
 from ...knowledge.index import KnowledgeBase
 from ..findings import Finding, Span
 from ..names import ModuleContext, ScopeVisitor
+from ..parents import parent_map
 from ..settings import Settings
 from ..spans import attribute_name_span, node_span
 
@@ -39,6 +40,10 @@ class Check(ScopeVisitor):
     def run(self) -> List[Finding]:
         self.visit(self.chunk.tree)
         return self.findings
+
+    def read_not_called(self, node: ast.Attribute) -> bool:
+        parent = parent_map(self.chunk.tree).get(id(node))
+        return not (isinstance(parent, ast.Call) and parent.func is node)
 
     def span(self, node: ast.AST, last: ast.AST = None) -> Span:
         return node_span(node, self.chunk.lines, last)

@@ -1,0 +1,75 @@
+"""MindSpore's side of tests/knowledge/test_other_names.py: run in a child process, prints JSON.
+
+Each value is what mindspore 2.10 computes (or raises) for a claim of rules/curated/other_names.toml,
+on inputs fixed by a seed so that the torch side can recompute them."""
+
+import json
+
+import numpy as np
+
+import mindspore as ms
+import mindspore.scipy.linalg
+from mindspore import Tensor, nn, ops
+
+from other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE  # noqa: E402  (shared with the torch side)
+
+out = {}
+
+
+def outcome(fn):
+    try:
+        value = fn()
+    except Exception as error:  # the fact is the exception's kind
+        return f"raised {type(error).__name__}"
+    return value.asnumpy().tolist() if isinstance(value, Tensor) else value
+
+
+@ms.jit
+def complex_jit(real, imag):
+    return ops.Complex()(real, imag)
+
+
+out["itemsize"] = {name: ops.zeros(2, getattr(ms, "bool_" if name == "bool" else name)).itemsize for name in DTYPES}
+real, imag = Tensor(REAL[0]), Tensor(REAL[1])
+built = ops.Complex()(real, imag)
+out["complex"] = [str(built.dtype), np.real(built.asnumpy()).tolist(), np.imag(built.asnumpy()).tolist()]
+jitted = complex_jit(real, imag)
+out["complex_jit"] = [str(jitted.dtype), np.real(jitted.asnumpy()).tolist(), np.imag(jitted.asnumpy()).tolist()]
+pair = Tensor(PAIR)
+viewed = ops.Complex()(pair[..., 0], pair[..., 1])
+out["view_as_complex"] = [str(viewed.dtype), np.real(viewed.asnumpy()).tolist(), np.imag(viewed.asnumpy()).tolist()]
+flat = Tensor(FLAT)
+out["unflatten"] = {f"{dim} {sizes}": outcome(lambda d=dim, s=sizes: nn.Unflatten(d, s)(flat))
+                    for dim, sizes in ((1, (3, 4)), (-2, (3, -1)), (2, (5, 1)))}
+values, vectors = mindspore.scipy.linalg.eigh(Tensor(SYMMETRIC))
+upper_values, _ = mindspore.scipy.linalg.eigh(Tensor(SYMMETRIC), lower=False)
+out["eigh"] = [values.asnumpy().tolist(), np.abs(vectors.asnumpy()).tolist(), upper_values.asnumpy().tolist()]
+like = Tensor(REAL[0])
+out["new_empty"] = [list(like.new_empty((2, 3)).shape), str(like.new_empty((2, 3)).dtype), list(like.new_empty((0,)).shape)]
+out["new_data"] = outcome(lambda: Tensor([1, 2], dtype=like.dtype))
+coo = ms.COOTensor(Tensor(np.array([[0, 1]], np.int32)), Tensor(np.array([1.0], np.float32)), (3, 4))
+out["is_sparse"] = [isinstance(like, (ms.COOTensor, ms.CSRTensor)), isinstance(coo, (ms.COOTensor, ms.CSRTensor))]
+out["lazy_bits"] = [hasattr(Tensor, name) for name in ("is_conj", "is_neg", "resolve_conj", "resolve_neg")]
+out["no_grad_on_tensors"] = [hasattr(Tensor, "grad"), hasattr(Tensor, "grad_fn"), hasattr(ms.Parameter, "grad")]
+out["hooks"] = [hasattr(ops, "HookBackward"), hasattr(nn.Cell, "register_backward_hook")]
+out["threads"] = outcome(lambda: ms.device_context.cpu.op_tuning.threads_num(2) or "ran")
+out["threads_getter"] = [name for name in dir(ms.device_context.cpu.op_tuning) if "get" in name.lower()]
+out["missing_on_tensor"] = [hasattr(Tensor, name) for name in ("element_size", "unflatten", "new", "is_sparse")]
+out["mstx"] = outcome(lambda: ms.profiler.mstx.range_end(ms.profiler.mstx.range_start("step")) or "ran")
+out["all_finite"] = [bool(ms.amp.all_finite((Tensor(np.array([1.0, np.nan], np.float32)),))),
+                     bool(ms.amp.all_finite((Tensor(np.array([1.0, np.inf], np.float32)), Tensor(REAL[0])))),
+                     bool(ms.amp.all_finite((Tensor(REAL[0]), Tensor(REAL[1]))))]
+
+
+def in_stream():
+    with ms.runtime.StreamCtx(ms.runtime.Stream()):
+        return ops.ones(2)
+
+
+out["stream_on_cpu"] = outcome(in_stream)
+out["stream_ctx"] = hasattr(ms.runtime, "StreamCtx")
+out["device_name"] = outcome(lambda: ms.hal.get_device_name(0, "CPU"))
+rows = ops.gather(Tensor(TABLE), Tensor(BAGS), 0)
+out["bags"] = {"mean": rows.mean(1).asnumpy().tolist(), "sum": rows.sum(1).asnumpy().tolist(),
+               "max": rows.amax(1).asnumpy().tolist()}
+print(json.dumps(out))
