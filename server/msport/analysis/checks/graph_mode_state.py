@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Set, Tuple
 
 from ..graph_context import GRAPH, JIT
+from ..names import Instance
 from ..visitor import walk
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +38,12 @@ class _ClassState:
     parameters: FrozenSet[str]  # attributes holding a Parameter or a buffer
     readers: Dict[str, FrozenSet[str]]  # attribute -> methods reading self.<attribute>
     complete: bool  # every base is a framework layer: __init__ is the whole story
+    #: attributes created outside compiled code holding a sub-layer (a framework layer class, or
+    #: what a builder call returns: `MODELS.build(cfg)`)
+    layers: FrozenSet[str] = frozenset()
+    #: a base is a framework layer other than the root one (nn.InstanceNorm1d): it creates
+    #: attributes (buffers) of its own that this class never assigns
+    framework_parent: bool = False
 
 
 class StateJudge:
@@ -76,9 +83,25 @@ class StateJudge:
                 check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
             if kind:
                 return
+        if state.framework_parent and not state.created_outside.get(name):
+            return  # self.running_mean = ... in a norm layer's subclass: the base's buffer
         if self._tensor(value) and not _recast_of(value, name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
+
+    def layer_attribute_set(self, target: ast.AST, value: ast.AST, node: ast.AST) -> None:
+        """self.head.test_mode = True in compiled code, head a sub-layer: measured to fail when
+        the compiled Cell runs (a constant value was measured: only those are reported)."""
+        check = self.check
+        if not (check.class_stack and isinstance(value, ast.Constant) and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Attribute) and _is_name(target.value.value, check.scope_self_name())):
+            return
+        layer = target.value.attr
+        state = self._class(check.class_stack[0])
+        if layer not in state.layers or layer in state.parameters:
+            return
+        for rule in self.rules.of_kind("layer-attribute"):
+            check.report(rule, node, node, name=target.attr, value=layer)
 
     def _own_guard(self, name: str, self_name: str, value: ast.AST, augmented: bool) -> Optional[ast.AST]:
         """The condition of an enclosing if that reads self.<name>, when the assignment gives it
@@ -188,6 +211,7 @@ class StateJudge:
             created: Dict[str, Set[str]] = {}
             readers: Dict[str, Set[str]] = {}
             parameters: Set[str] = set()
+            layers: Set[str] = set()
             for statement in cls.body:
                 if isinstance(statement, (ast.Assign, ast.AnnAssign)):
                     for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
@@ -220,11 +244,22 @@ class StateJudge:
                         qualified = self.check.qualified(part.value.func)
                         if qualified and self.check.knowledge.triggers.canonical(qualified) in self._parameter_classes:
                             parameters.update(t.attr for t in part.targets if isinstance(t, ast.Attribute))
+                        elif not compiled and self._builds_layer(part.value, qualified):
+                            layers.update(t.attr for t in part.targets if isinstance(t, ast.Attribute) and _is_name(t.value, self_name))
             complete = "*" not in created and all(self._framework_base(b) for b in cls.bases)
+            framework_parent = any(self._framework_base(b) and not self.check.rules.matches("root_layers", self.check.qualified(b) or "")
+                                   for b in cls.bases)
             state = _ClassState({k: frozenset(v) for k, v in created.items()}, frozenset(parameters),
-                                {k: frozenset(v) for k, v in readers.items()}, complete)
+                                {k: frozenset(v) for k, v in readers.items()}, complete, frozenset(layers), framework_parent)
             self._classes[cls.name] = state
         return state
+
+    def _builds_layer(self, call: ast.Call, qualified: Optional[str]) -> bool:
+        """A call that makes a sub-layer: a framework layer class, or a builder (`MODELS.build`)."""
+        if qualified and self.check.facts.framework_of(qualified) is not None and qualified.rpartition(".")[2][:1].isupper():
+            return True
+        value = self.check.infer(call)
+        return (isinstance(value, Instance) and self.check.is_layer(value)) or "build" in _callee(call.func).lower()
 
     def _framework_base(self, base: ast.AST) -> bool:
         """A base class of the framework itself (nn.Module, nn.Cell): it creates no attribute
@@ -383,6 +418,10 @@ class StateJudge:
                             uses.setdefault(argument.id, set()).add(argument.lineno)
             self._steering[id(frame.node)] = uses
         return uses
+
+
+def _is_name(node: ast.AST, name: Optional[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _callee(func: ast.AST) -> str:
