@@ -890,6 +890,45 @@ class Net(nn.Cell):
         self.setup(x)
         return x * self.n
 """),
+    # MS419: a helper creates it and another method construct calls afterwards reads it, in a
+    # subclass whose base (in the same module) never creates it (speechbrain's beam searcher)
+    case("new-attribute", True, """
+class Searcher(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.beam = 2
+
+
+class Net(Searcher):
+    def init_data(self, x):
+        self.batch = x.shape[0]
+
+    def step(self, x):
+        return x * self.batch * self.beam
+
+    def construct(self, x):
+        self.init_data(x)
+        return self.step(x)
+"""),
+    # the look-alike: the helper returns the value and construct passes it on
+    case("new-attribute", False, """
+class Searcher(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.beam = 2
+
+
+class Net(Searcher):
+    def init_data(self, x):
+        return x.shape[0]
+
+    def step(self, x, batch):
+        return x * batch * self.beam
+
+    def construct(self, x):
+        batch = self.init_data(x)
+        return self.step(x, batch)
+"""),
     # MS419: setattr creates it, read back in the same construct (a plain assignment compiles)
     case("new-attribute", True, """
 class Net(nn.Cell):
@@ -1015,6 +1054,32 @@ class Net(Captured):
 class Net(Captured):
     def construct(self, x):
         print(f"shape {x.shape}")
+        return x + 1
+""", observe="obj.printed"),
+    # MS423: `.format` of a shape is printed by the graph too (past sys.stdout); `%` of a shape,
+    # and `%` or `.format` of a tensor value, hand one string to Python (the look-alikes)
+    case("print-graph", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape {}".format(x.shape))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape %s, sum %s" % (x.shape, x.sum()))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape %s" % (x.shape,))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("sum {}".format(x.sum()))
         return x + 1
 """, observe="obj.printed"),
     # MS424: a warning under a condition on tensor data fires when compiling, taken or not

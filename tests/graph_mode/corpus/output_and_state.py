@@ -5,7 +5,9 @@ that compile and agree: messages formatting a tensor value, warnings under a sha
 print of one string variable, a device cache refilled under its own test, a module put back
 into its holder list. Reduced from patterns of mmdet's YOLOv3 head, DDQ decoder and grid RoI
 head, sentence-transformers' contrastive losses, basicsr's DCN pack, ultralytics' model base,
-torch_geometric's InstanceNorm and kornia's DeDoDe encoder, written fresh."""
+torch_geometric's InstanceNorm, kornia's DeDoDe encoder and speechbrain's beam searcher (an
+attribute a helper creates and a later method reads, in a subclass of a base of the same module),
+written fresh."""
 
 import logging
 import sys
@@ -42,6 +44,9 @@ class OverlapHead(nn.Module):
         sys.stdout.write("step\n")  # MS424
         print(f"feature map {x.shape}")  # MS423
         print(f"mean offset {offset}")  # ok: formats a tensor value
+        print("channels {}".format(x.shape[1]))  # MS423
+        print("offset %s of %s" % (offset, x.shape))  # ok: Python formats it
+        print("offset {}".format(offset))  # ok: formats a tensor value
         note = "head" + " done"
         print(note)  # ok: one string
         return x * pos_and_neg[..., None, None]
@@ -97,6 +102,25 @@ class FrozenEncoder(nn.Module):
         if backbone.weight.dtype != x.dtype:
             self.backbone[0] = backbone.to(x.dtype)  # ok: the same module put back
         return self.backbone[0](x)
+
+
+class BaseSearcher(nn.Module):
+    def __init__(self, beam_size):
+        super().__init__()
+        self.beam_size = beam_size
+
+
+class BeamSearcher(BaseSearcher):
+    def init_search(self, enc):
+        self.batch_size = enc.shape[0]  # MS419
+        self.steps_taken = 0  # ok: nothing compiled reads it
+
+    def step(self, enc):
+        return enc.reshape(self.batch_size, -1) * self.beam_size
+
+    def forward(self, enc):
+        self.init_search(enc)
+        return self.step(enc)
 
 
 def train_step(model, batch):

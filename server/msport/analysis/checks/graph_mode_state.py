@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Set, Tuple
 
 from ..graph_context import GRAPH, JIT
-from ..names import Instance
+from ..names import Instance, dotted_name, qualify
 from ..visitor import walk
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +79,8 @@ class StateJudge:
         if readers:
             # Another compiled method reads it: compiled, it is read before construct sets it.
             kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
+            if kind == "new-attribute" and self._stored_before(name, target.value.id, node.lineno):
+                return  # reported where this function first creates it
             for rule in self.rules.of_kind(kind) if kind else ():
                 check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
             if kind:
@@ -120,6 +122,7 @@ class StateJudge:
         call: a helper sets what its caller then reads (measured to fail, or to read the
         `__init__` value, the same as the other direction)."""
         found = []
+        state_readers = self._class(cls).readers.get(name, frozenset())
         for function in cls.body:
             if not isinstance(function, ast.FunctionDef) or function.name == method or not function.args.args:
                 continue
@@ -128,11 +131,38 @@ class StateJudge:
             self_name = function.args.args[0].arg
             calls = [n.lineno for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                      and n.func.attr == method and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name]
-            if calls and any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
-                             and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > min(calls)
-                             for n in walk(function)):
+            if not calls:
+                continue
+            first = min(calls)
+            if any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+                   and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > first
+                   for n in walk(function)):
                 found.append(function.name)
+                continue
+            # or a method it calls afterwards reads it (self.search_step() reading self.batch_size)
+            later = {n.func.attr for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name and n.lineno > first}
+            readers = self._reachable(cls.name, later - {method}) & state_readers
+            if readers:
+                found.append(sorted(readers)[0])
         return found
+
+    def _stored_before(self, name: str, self_name: str, line: int) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Store) and n.lineno < line
+                   and isinstance(n.value, ast.Name) and n.value.id == self_name for n in walk(self.check.frame.node))
+
+    def _reachable(self, cls: str, methods: Set[str]) -> Set[str]:
+        """*methods* of *cls* and the methods of *cls* they call in turn."""
+        seen: Set[str] = set()
+        queue = [f"{cls}.{m}" for m in methods]
+        while queue:
+            qualname = queue.pop()
+            if qualname in seen:
+                continue
+            seen.add(qualname)
+            facts = self.check.graph.function(qualname)
+            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
+        return {q.rpartition(".")[2] for q in seen}
 
     def attribute_set_by_setattr(self, node: ast.Call) -> None:
         """setattr(self, "name", value) in compiled code, creating an attribute `__init__` never
@@ -168,16 +198,7 @@ class StateJudge:
         direct = {n.func.attr for n in walk(check.frame.node)
                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                   and n.func.value.id == check.scope_self_name() and n.lineno > line}
-        seen: Set[str] = set()
-        queue = [f"{cls}.{m}" for m in direct]
-        while queue:
-            qualname = queue.pop()
-            if qualname in seen:
-                continue
-            seen.add(qualname)
-            facts = check.graph.function(qualname)
-            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
-        return {q.rpartition(".")[2] for q in seen}
+        return self._reachable(cls, direct)
 
     def _compiled(self, cls: str, method: str) -> bool:
         facts = self.check.graph.function(f"{cls}.{method}")
@@ -246,9 +267,11 @@ class StateJudge:
                             parameters.update(t.attr for t in part.targets if isinstance(t, ast.Attribute))
                         elif not compiled and self._builds_layer(part.value, qualified):
                             layers.update(t.attr for t in part.targets if isinstance(t, ast.Attribute) and _is_name(t.value, self_name))
-            complete = "*" not in created and all(self._framework_base(b) for b in cls.bases)
-            framework_parent = any(self._framework_base(b) and not self.check.rules.matches("root_layers", self.check.qualified(b) or "")
-                                   for b in cls.bases)
+            bases = [dotted_name(b) or "" for b in cls.bases]
+            inherited, known, framework_parent = self._inherited(bases, {cls.name})
+            for attribute in inherited:
+                created.setdefault(attribute, set()).add("")  # a base class of this module creates it
+            complete = "*" not in created and known
             state = _ClassState({k: frozenset(v) for k, v in created.items()}, frozenset(parameters),
                                 {k: frozenset(v) for k, v in readers.items()}, complete, frozenset(layers), framework_parent)
             self._classes[cls.name] = state
@@ -260,6 +283,30 @@ class StateJudge:
             return True
         value = self.check.infer(call)
         return (isinstance(value, Instance) and self.check.is_layer(value)) or "build" in _callee(call.func).lower()
+
+    def _inherited(self, bases, seen: Set[str]) -> Tuple[Set[str], bool, bool]:
+        """What *bases* (dotted names) give a subclass: the attributes base classes of this module
+        store on self, whether every base is accounted for (a framework layer, or a class of this
+        module whose own bases are), and whether one is a framework layer other than the root
+        one (nn.InstanceNorm1d: buffers this class never assigns)."""
+        check = self.check
+        attributes: Set[str] = set()
+        known, framework_parent = True, False
+        for base in bases:
+            qualified = qualify(base, check.context) if base else None
+            if qualified and check.facts.framework_of(qualified) is not None:
+                framework_parent = framework_parent or not check.rules.matches("root_layers", qualified)
+                continue
+            local = check.context.local_class(base) if base not in seen else None
+            if local is None:
+                known = False
+                continue
+            local_bases, stored = local
+            more, local_known, local_parent = self._inherited(local_bases, seen | {base})
+            attributes.update(stored, more)
+            known = known and local_known
+            framework_parent = framework_parent or local_parent
+        return attributes, known, framework_parent
 
     def _framework_base(self, base: ast.AST) -> bool:
         """A base class of the framework itself (nn.Module, nn.Cell): it creates no attribute
