@@ -41,6 +41,7 @@ class OverlapHead(nn.Module):
         logger.info("head forward")  # MS424
         logger.debug("input %s", x.shape)  # MS424
         logger.info(f"loss {offset.mean()}")  # ok: formats a tensor value
+        logger.warning_once("the head runs in float32")  # ok: once in PyNative too
         sys.stdout.write("step\n")  # MS424
         print(f"feature map {x.shape}")  # MS423
         print(f"mean offset {offset}")  # ok: formats a tensor value
