@@ -141,6 +141,7 @@ class GraphModeRules:
     size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
     host_functions: Tuple[str, ...] = ()  # host-side code by its name (glob patterns): see [unseen]
     host_classes: Tuple[str, ...] = ()  # words of host-side class names: see [unseen]
+    host_layers: Tuple[str, ...] = ()  # multi-device wrapper layers, run in Python: see [unseen]
     loss_classes: Tuple[str, ...] = ()  # words of plain classes judged like model code: see [unseen]
     metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
     loggers: Tuple[str, ...] = ()  # names of logger objects (glob patterns): see [values]
@@ -239,7 +240,7 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "host_layers"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
                        ("values", "metadata"), ("values", "size_calls"), ("values", "loggers"), ("values", "root_layers")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None

@@ -165,6 +165,8 @@ class GraphModeCheck(Check):
                 status = UNSEEN
             if getattr(node, "name", "") in self.knowledge.triggers.graph.build_methods:
                 status = EAGER  # __init__ runs while the layer is built, whoever builds it
+            elif self.class_stack and any(self.rules.matches("host_layers", self.qualified(b) or "") for b in self.class_stack[0].bases):
+                status = _OUTSIDE  # a DataParallel subclass: scatters and gathers in Python
             if status == UNSEEN and self.class_stack and not self._loss_class(self.class_stack[0]):
                 # A layer's method its construct/forward does not reach is called from outside
                 # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
