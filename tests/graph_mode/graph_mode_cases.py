@@ -80,6 +80,31 @@ class Captured(nn.Cell):
 """
 
 
+#: A module-level record of what logging and warnings emit, per module (each mode imports the
+#: module afresh): the observed value is the list of messages after the two calls.
+OUTPUT_RECORD = """
+import logging
+import sys
+import warnings
+
+RECORDS = []
+
+
+class Keep(logging.Handler):
+    def emit(self, record):
+        RECORDS.append(record.getMessage())
+
+
+log = logging.getLogger("msport_case_" + __name__)
+log.handlers[:] = [Keep()]
+log.propagate = False
+log.setLevel(logging.INFO)
+warnings.simplefilter("always")
+warnings.showwarning = lambda message, *args, **kwargs: RECORDS.append(str(message))
+
+"""
+
+
 def case(rule, positive, source, inputs=(X,), **options):
     return dict(rule=rule, positive=positive, source=source.strip("\n") + "\n", inputs=list(inputs), **options)
 
@@ -481,6 +506,32 @@ SCALE = 2
 def f(x):
     return x * SCALE
 """, observe="module.SCALE"),
+    # MS408: a module-level dict or list changed in compiled code
+    case("global-container", True, """
+CALLS = {"n": 0}
+
+
+def f(x):
+    CALLS["n"] = CALLS["n"] + 1
+    return x * 2
+""", observe="module.CALLS[\"n\"]"),
+    case("global-container", True, """
+SEEN = []
+
+
+def f(x):
+    SEEN.append(1)
+    return x * 2
+""", observe="len(module.SEEN)"),
+    case("global-container", False, """
+SCALE = {"k": 2}
+
+
+def f(x):
+    scale = {"k": 3}
+    scale["k"] = 4
+    return x * SCALE["k"] * scale["k"]
+""", observe="module.SCALE"),
     # MS409: bare method statements
     case("statement-sort-remove", True, """
 def f(x):
@@ -839,6 +890,45 @@ class Net(nn.Cell):
         self.setup(x)
         return x * self.n
 """),
+    # MS419: a helper creates it and another method construct calls afterwards reads it, in a
+    # subclass whose base (in the same module) never creates it (speechbrain's beam searcher)
+    case("new-attribute", True, """
+class Searcher(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.beam = 2
+
+
+class Net(Searcher):
+    def init_data(self, x):
+        self.batch = x.shape[0]
+
+    def step(self, x):
+        return x * self.batch * self.beam
+
+    def construct(self, x):
+        self.init_data(x)
+        return self.step(x)
+"""),
+    # the look-alike: the helper returns the value and construct passes it on
+    case("new-attribute", False, """
+class Searcher(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.beam = 2
+
+
+class Net(Searcher):
+    def init_data(self, x):
+        return x.shape[0]
+
+    def step(self, x, batch):
+        return x * batch * self.beam
+
+    def construct(self, x):
+        batch = self.init_data(x)
+        return self.step(x, batch)
+"""),
     # MS419: setattr creates it, read back in the same construct (a plain assignment compiles)
     case("new-attribute", True, """
 class Net(nn.Cell):
@@ -959,6 +1049,145 @@ class Net(Captured):
         print(f"total {x.sum()}")
         return x + 1
 """, observe="obj.printed"),
+    # MS423: an f-string formatting only a shape is printed by the graph (past sys.stdout, `(4)`)
+    case("print-graph", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print(f"shape {x.shape}")
+        return x + 1
+""", observe="obj.printed"),
+    # MS423: `.format` of a shape is printed by the graph too (past sys.stdout); `%` of a shape,
+    # and `%` or `.format` of a tensor value, hand one string to Python (the look-alikes)
+    case("print-graph", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape {}".format(x.shape))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape %s, sum %s" % (x.shape, x.sum()))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("shape %s" % (x.shape,))
+        return x + 1
+""", observe="obj.printed"),
+    case("print-graph", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print("sum {}".format(x.sum()))
+        return x + 1
+""", observe="obj.printed"),
+    # MS424: a warning under a condition on tensor data fires when compiling, taken or not
+    case("warn-in-data-branch", True, OUTPUT_RECORD + """
+def f(x):
+    if x.sum() > 100:
+        warnings.warn("large values")
+    return x * 2
+""", observe="module.RECORDS", extra=("MS413",)),
+    case("warn-in-data-branch", True, OUTPUT_RECORD + """
+def f(x):
+    if x.max() > 100:
+        log.warning("large values")
+    return x * 2
+""", observe="module.RECORDS", extra=("MS413",)),
+    # the look-alike: the message formats the tensor value, so Python runs it when taken
+    case("warn-in-data-branch", False, OUTPUT_RECORD + """
+def f(x):
+    m = x.max()
+    if m > 100:
+        warnings.warn(f"large values {m}")
+    return x * 2
+""", observe="module.RECORDS", extra=("MS413",)),
+    # MS424: a log message with no tensor data is logged once, when compiling
+    case("log-once", True, OUTPUT_RECORD + """
+def f(x):
+    log.info("running the head")
+    return x * 2
+""", observe="module.RECORDS"),
+    case("log-once", True, OUTPUT_RECORD + """
+def f(x):
+    log.info("input shape %s", x.shape)
+    return x * 2
+""", observe="module.RECORDS"),
+    case("log-once", False, OUTPUT_RECORD + """
+def f(x):
+    log.info(f"loss {x.sum()}")
+    return x * 2
+""", observe="module.RECORDS"),
+    # MS424: a stream write runs once, when compiling, even with a tensor value in it
+    case("stream-write", True, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        sys.stdout.write(f"sum {x.sum()}\\n")
+        return x + 1
+""", observe="obj.printed"),
+    case("stream-write", False, PRINT_CAPTURE + """
+class Net(Captured):
+    def construct(self, x):
+        print(f"sum {x.sum()}")
+        return x + 1
+""", observe="obj.printed"),
+    # MS419: an attribute of a sub-layer set in construct fails when the compiled Cell runs
+    case("layer-attribute", True, """
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.test_mode = False
+
+    def construct(self, x):
+        if self.test_mode:
+            return x * 10
+        return x
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def construct(self, x):
+        self.inner.test_mode = True
+        return self.inner(x)
+"""),
+    case("layer-attribute", False, """
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.test_mode = True
+
+    def construct(self, x):
+        if self.test_mode:
+            return x * 10
+        return x
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def construct(self, x):
+        mode = self.inner.test_mode
+        return self.inner(x) if mode else x
+"""),
+    # MS408: a dict the owner hands over (never assigned by the class), changed with a string key
+    case("self-container", True, """
+class Net(nn.Cell):
+    def construct(self, x):
+        self.cache_dict["masks"] = x > 1
+        return x * 2
+
+
+def make():
+    net = Net()
+    net.cache_dict = {}
+    return net
+""", observe="len(obj.cache_dict)"),
     # MS421: a number read out of tensor data decides a branch
     case("host-value", True, """
 def f(x):

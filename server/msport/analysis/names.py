@@ -94,6 +94,13 @@ class ModuleContext:
     instances: Tuple[Tuple[str, str], ...] = ()
     #: Functions and methods of the module ("f", "Class.m") annotated to return a tensor.
     tensor_returns: FrozenSet[str] = frozenset()
+    #: Module-level names bound to a Python list, dict or set (`CACHE = {}`): name -> kind
+    #: (a name bound to two kinds is left out).
+    containers: Tuple[Tuple[str, str], ...] = ()
+    #: Top-level classes of the module -> (their bases as dotted names, the attributes any of
+    #: their methods stores on self, "*" when one sets attributes by a computed name): what a
+    #: subclass inherits (a class defined twice is left out).
+    class_attributes: Tuple[Tuple[str, Tuple[Tuple[str, ...], Tuple[str, ...]]], ...] = ()
 
     @property
     def key(self) -> Tuple:
@@ -107,6 +114,13 @@ class ModuleContext:
 
     def instance(self, name: str) -> Optional[str]:
         return self._instances.get(name)
+
+    def container(self, name: str) -> Optional[str]:
+        return self._containers.get(name)
+
+    def local_class(self, name: str) -> Optional[Tuple[Tuple[str, ...], Tuple[str, ...]]]:
+        """(bases, attributes stored on self) of a top-level class of this module."""
+        return self._class_attributes.get(name)
 
     def is_local_class(self, name: str) -> bool:
         return name in self._classes
@@ -123,8 +137,11 @@ class ModuleContext:
         object.__setattr__(self, "_classes", frozenset(self.classes))
         object.__setattr__(self, "_imported", dict(self.imported_classes))
         object.__setattr__(self, "_instances", dict(self.instances))
+        object.__setattr__(self, "_containers", dict(self.containers))
+        object.__setattr__(self, "_class_attributes", dict(self.class_attributes))
         object.__setattr__(self, "_key", _Key((self.bindings, self.star_imports, self.layer_classes, self.functions, self.facts,
-                                               self.classes, self.imported_classes, self.instances, self.tensor_returns)))
+                                               self.classes, self.imported_classes, self.instances, self.tensor_returns,
+                                               self.containers, self.class_attributes)))
 
 
 @dataclass(frozen=True)
@@ -142,6 +159,22 @@ class ChunkFacts:
     #: Functions and methods ("f", "Class.m") with their return annotation as a dotted name
     #: (`-> Tensor`, `-> Optional[torch.Tensor]`).
     returns: Tuple[Tuple[str, str], ...] = ()
+    #: Top-level names bound to a Python list, dict or set (`CACHE = {}`): (name, kind).
+    containers: Tuple[Tuple[str, str], ...] = ()
+    #: Top-level classes and the attributes their methods store on self ("*": a computed name).
+    attributes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+
+
+#: Top-level values that make a name a Python container (a literal, a comprehension, a call).
+_CONTAINER_VALUES = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict", ast.Set: "set", ast.SetComp: "set"}
+_CONTAINER_CALLEES = {"list": "list", "dict": "dict", "set": "set", "OrderedDict": "dict", "defaultdict": "dict"}
+
+
+def _container_of(value: ast.AST) -> Optional[str]:
+    if isinstance(value, ast.Call):
+        callee = dotted_name(value.func) or ""
+        return _CONTAINER_CALLEES.get(callee.rpartition(".")[2])
+    return _CONTAINER_VALUES.get(type(value))
 
 
 def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
@@ -183,7 +216,39 @@ def chunk_facts(tree: ast.Module, text: str) -> ChunkFacts:
             annotation = dotted_name(_without_none(function.returns)) if function.returns is not None else None
             if annotation:
                 returns.append((prefix + function.name, annotation))
-    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances, tuple(returns))
+    containers = tuple(
+        (node.targets[0].id, kind) for node in tree.body
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and (kind := _container_of(node.value))
+    )
+    attributes = tuple((node.name, _stored_attributes(node)) for node in tree.body if isinstance(node, ast.ClassDef))
+    return ChunkFacts(tuple(bindings), tuple(stars), classes, functions, instances, tuple(returns), containers, attributes)
+
+
+#: Calls that create the attribute their first (string) argument names.
+_CREATING_CALLS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module", "insert_param_to_cell"})
+
+
+def _stored_attributes(cls: ast.ClassDef) -> Tuple[str, ...]:
+    """Attributes any method of *cls* stores on self (sorted); "*" when one sets attributes by a
+    computed name (setattr with a non-constant name, self.__dict__): then any name may exist."""
+    found = set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for node in walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
+                if isinstance(node.ctx, ast.Store):
+                    found.add(node.attr)
+                elif node.attr == "__dict__":
+                    found.add("*")
+            elif isinstance(node, ast.Call) and node.args:
+                callee = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
+                named = node.args[1] if callee in ("setattr", "__setattr__") and len(node.args) > 1 else node.args[0] if callee in _CREATING_CALLS else None
+                if named is not None:
+                    found.add(named.value if isinstance(named, ast.Constant) and isinstance(named.value, str) else "*")
+    return tuple(sorted(found))
 
 
 def absolute_module(name: str, package: Optional[str]) -> Optional[str]:
@@ -214,8 +279,14 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
     functions: List[str] = []
     assigned: Dict[str, Optional[str]] = {}
     returns: List[Tuple[str, str]] = []
+    containers: Dict[str, Optional[str]] = {}
+    stored: Dict[str, Optional[Tuple[str, ...]]] = {}
     for item in facts:
         returns.extend(item.returns)
+        for name, attributes in item.attributes:
+            stored[name] = None if name in stored else attributes  # defined twice: unknown
+        for name, kind in item.containers:
+            containers[name] = kind if containers.get(name, kind) == kind else None
         for name, callee in item.instances:
             assigned[name] = callee if assigned.get(name, callee) == callee else None  # assigned two classes: unknown
         for local, qualified in item.bindings:
@@ -255,7 +326,10 @@ def build_module_context(facts: Iterable[ChunkFacts], knowledge: KnowledgeBase, 
     tensor_classes = knowledge.tensors.tensor_classes
     tensor_returns = frozenset(name for name, annotation in returns if qualify(annotation, context) in tensor_classes)
     return ModuleContext(tuple(sorted(bindings.items())), tuple(stars), tuple(sorted(layers.items())), tuple(functions),
-                         classes=class_names, imported_classes=imported, instances=tuple(instances), tensor_returns=tensor_returns)
+                         classes=class_names, imported_classes=imported, instances=tuple(instances), tensor_returns=tensor_returns,
+                         containers=tuple(sorted((n, k) for n, k in containers.items() if k and n not in bindings)),
+                         class_attributes=tuple(sorted((name, (bases, stored[name])) for name, bases in dict(classes).items()
+                                                       if stored.get(name) is not None and name not in bindings)))
 
 
 def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, str], knowledge: KnowledgeBase) -> Optional[str]:

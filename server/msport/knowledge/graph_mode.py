@@ -29,11 +29,15 @@ KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
     "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard", "host-size",
+    "host-output", "layer-attribute", "global-container",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
 PSEUDO_NODES = ("ForElse", "WhileElse", "MultiGenerator", "ComplexConstant")
 BUILTIN_WHEN = ("always", "cell-list", "tensor-number", "not-one-string")
+#: When a host-output call (logging, warnings, a stream write) in compiled code is reported:
+#: always, when its arguments carry no tensor data, or when it sits in a branch on tensor data.
+OUTPUT_WHEN = ("always", "constant-args", "data-branch")
 RECEIVERS = ("any", "self-or-layer")
 CONTAINERS = ("any", "list", "dict")
 #: What a statement-method rule asks of the call's argument: anything, or a generator expression
@@ -67,9 +71,11 @@ _FIELDS_BY_KIND = {
     "new-attribute": ("methods",),
     "host-value": ("methods", "names"),
     "host-size": ("methods", "names"),
+    "host-output": ("apis", "methods", "when"),
+    "global-container": ("methods",),
 }
 #: Lists a kind may leave out (a builtin rule names container classes only for cell-list).
-_OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",)}
+_OPTIONAL_LISTS = {"builtin": ("apis",), "frozen": ("exempt",), "host-output": ("methods",)}
 _PLACEHOLDER = re.compile(r"\{(\w*)\}")
 
 
@@ -135,8 +141,11 @@ class GraphModeRules:
     size_calls: Tuple[str, ...] = ()  # calls taking sizes (glob patterns): see [values]
     host_functions: Tuple[str, ...] = ()  # host-side code by its name (glob patterns): see [unseen]
     host_classes: Tuple[str, ...] = ()  # words of host-side class names: see [unseen]
+    host_layers: Tuple[str, ...] = ()  # multi-device wrapper layers, run in Python: see [unseen]
     loss_classes: Tuple[str, ...] = ()  # words of plain classes judged like model code: see [unseen]
     metadata: Tuple[str, ...] = ()  # a tensor's metadata attributes and methods (glob patterns): see [values]
+    loggers: Tuple[str, ...] = ()  # names of logger objects (glob patterns): see [values]
+    root_layers: Tuple[str, ...] = ()  # the frameworks' root layer classes: see [values]
     snapshots: Tuple[PackageSnapshot, ...] = ()  # oldest first
     problems: Tuple[RuleProblem, ...] = ()
     _by_kind: Dict[str, Tuple[GraphRule, ...]] = field(default_factory=dict, compare=False, repr=False)
@@ -231,8 +240,8 @@ def load_graph_mode(directory: Optional[Path] = None) -> GraphModeRules:
             continue
         setting += ((key, value),)
     patterns = {}
-    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
-                       ("values", "metadata"), ("values", "size_calls")):
+    for table, key in (("unseen", "setup_parameters"), ("unseen", "setup_calls"), ("unseen", "host_functions"), ("unseen", "host_classes"), ("unseen", "host_layers"), ("unseen", "loss_classes"), ("values", "bool_functions"), ("values", "size_names"),
+                       ("values", "metadata"), ("values", "size_calls"), ("values", "loggers"), ("values", "root_layers")):
         section = data.get(table, {})
         value = section.get(key) if isinstance(section, Mapping) else None
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -302,7 +311,7 @@ def _rule(table: Any, label: str, problems: List[RuleProblem]) -> Optional[Graph
         for node in lists.get("nodes", ()):
             if node not in PSEUDO_NODES and not isinstance(getattr(ast, node, None), type):
                 problem("nodes", f"{node!r} is neither an ast node class nor one of {', '.join(PSEUDO_NODES)}")
-    choices = {"when": BUILTIN_WHEN, "receiver": RECEIVERS, "container": CONTAINERS, "argument": ARGUMENTS}
+    choices = {"when": OUTPUT_WHEN if kind == "host-output" else BUILTIN_WHEN, "receiver": RECEIVERS, "container": CONTAINERS, "argument": ARGUMENTS}
     picked = {}
     for name, allowed_values in choices.items():
         if name in _FIELDS_BY_KIND.get(kind, ()):

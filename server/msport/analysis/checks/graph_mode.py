@@ -35,6 +35,7 @@ from ..visitor import walk
 from . import graph_mode_fixes as fixes
 from .base import Check
 from .graph_mode_branches import BranchJudge
+from .graph_mode_output import OutputJudge
 from .graph_mode_state import StateJudge
 
 _MODULE = "module"  # top-level statements
@@ -57,6 +58,7 @@ class ClassFacts:
     containers: Dict[str, str]  # attribute -> list / dict / set
     methods: Dict[str, ast.FunctionDef]
     conditional: frozenset  # attributes __init__ creates only under a condition
+    assigned: frozenset = frozenset()  # attributes some method of the class assigns (self.x = ...)
 
 
 @dataclass
@@ -86,6 +88,7 @@ class GraphModeCheck(Check):
         self.frames: List[Frame] = []
         self.branches = BranchJudge(self)
         self.state = StateJudge(self)
+        self.output = OutputJudge(self)
         self._class_facts: Dict[str, ClassFacts] = {}
         self._handled: Set[int] = set()  # nodes a finding on an enclosing node already covers
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
@@ -162,6 +165,8 @@ class GraphModeCheck(Check):
                 status = UNSEEN
             if getattr(node, "name", "") in self.knowledge.triggers.graph.build_methods:
                 status = EAGER  # __init__ runs while the layer is built, whoever builds it
+            elif self.class_stack and any(self.rules.matches("host_layers", self.qualified(b) or "") for b in self.class_stack[0].bases):
+                status = _OUTSIDE  # a DataParallel subclass: scatters and gathers in Python
             if status == UNSEEN and self.class_stack and not self._loss_class(self.class_stack[0]):
                 # A layer's method its construct/forward does not reach is called from outside
                 # (no_weight_decay, init_weights, reparameterize), and so is a method of a plain
@@ -323,7 +328,8 @@ class GraphModeCheck(Check):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if not self.class_stack:
             registrations = {m for rule in self.rules.of_kind("conditional-attribute") for m in rule.methods}
-            self._class_facts[node.name] = ClassFacts(_self_containers(node), _methods(node), _conditional_attributes(node, registrations))
+            self._class_facts[node.name] = ClassFacts(_self_containers(node), _methods(node), _conditional_attributes(node, registrations),
+                                                      _assigned_attributes(node))
         super().visit_ClassDef(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -338,6 +344,7 @@ class GraphModeCheck(Check):
                 self._check_store(target, node)
                 for element, value in _pairs(target, node.value):  # self.M, self.W = M, W
                     self.state.attribute_assigned(element, value, node)
+                    self.state.layer_attribute_set(element, value, node)
                 self.state.value_taken(target, node.value, node)
             self.branches.assigned(node)
 
@@ -403,8 +410,9 @@ class GraphModeCheck(Check):
         """Item assignments into containers on self, into views; assignments to globals."""
         frame = self.frame
         if isinstance(target, ast.Subscript):
+            self._check_global_container(target.value, node, "item assignment")
             self._check_conditional_attribute(target.value, node)
-            self._check_self_container(target.value, node, "item assignment")
+            self._check_self_container(target.value, node, "item assignment", key=target.slice)
             self._check_view_write(target.value, node)
         elif isinstance(target, ast.Name) and target.id in frame.globals:
             for rule in self.rules.of_kind("global-write"):
@@ -547,6 +555,8 @@ class GraphModeCheck(Check):
             if func.id == "setattr":
                 self.state.attribute_set_by_setattr(node)
         qualified = self.qualified(func)
+        if self.output.call(node, qualified):
+            return
         if qualified and self._check_module_call(node, qualified):
             return
         if isinstance(func, ast.Attribute):
@@ -560,7 +570,7 @@ class GraphModeCheck(Check):
             if rule.when == "tensor-number" and not (argument is not None and self.is_data_number(argument)):
                 continue
             if rule.when == "not-one-string" and (node.keywords or not node.args or (
-                    len(node.args) == 1 and isinstance(argument, (ast.JoinedStr, ast.Constant)))):
+                    len(node.args) == 1 and self._one_string(argument))):
                 continue  # print(f"loss {loss}"): compiled code hands one string to Python (measured)
             if rule.when == "cell-list":
                 cells = self._cell_list(argument, rule)
@@ -570,6 +580,27 @@ class GraphModeCheck(Check):
                 self.report(rule, node, node, name=name, value=source_text(cells), fixes=(fix,) if fix else ())
                 continue
             self.report(rule, node, node, name=name)
+
+    def _one_string(self, argument: ast.AST) -> bool:
+        """One string the graph prints as PyNative does (measured): a constant, a name only ever
+        given strings in this function, an f-string formatting tensor data (handed to Python).
+        An f-string formatting only a tensor's shape is printed by the graph, past sys.stdout
+        and in its own layout (`(3)` for `(3,)`), so it is not one of them."""
+        if isinstance(argument, ast.Constant):
+            return True
+        if isinstance(argument, ast.Name):
+            values = [n.value for n in walk(self.frame.node) if isinstance(n, ast.Assign)
+                      and any(isinstance(t, ast.Name) and t.id == argument.id for t in n.targets)]
+            return bool(values) and all(_string_expression(v) for v in values)
+        if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Mod) and _is_str(argument.left):
+            return True  # "sum %s" % x.sum(), "shape %s" % (x.shape,): Python prints it (measured)
+        formatted = _formatted_values(argument)
+        if formatted is None:
+            return False
+        if any(self._carries_tensor(v) for v in formatted):
+            return True
+        return not any(isinstance(n, ast.Attribute) and self.rules.matches("metadata", n.attr) and self.is_tensor(n.value)
+                       for v in formatted for n in walk(v))
 
     def _cell_list(self, argument: Optional[ast.AST], rule: GraphRule) -> Optional[ast.AST]:
         """The list of layers `reversed()` walks: reversed(self.blocks) or
@@ -635,7 +666,12 @@ class GraphModeCheck(Check):
             return
         if self._check_classmethod(node, func):
             return
-        self._check_self_container(func.value, node, attr)
+        self._check_global_container(func.value, node, attr)
+        if isinstance(func.value, ast.Subscript) and _string_key(func.value.slice):
+            # self.cache["masks"].append(m): a list kept in a dict on self
+            self._check_self_container(func.value.value, node, attr, key=func.value.slice)
+        else:
+            self._check_self_container(func.value, node, attr)
         if attr.endswith("_") and not attr.endswith("__"):
             self._check_view_write(func.value, node)
         self._check_statement_method(node, bare=False)
@@ -670,23 +706,61 @@ class GraphModeCheck(Check):
             for rule in self.rules.of_kind("conditional-attribute"):
                 self.report(rule, node, node, name=target.attr)
 
-    def _check_self_container(self, target: ast.AST, node: ast.AST, how: str) -> None:
+    def _check_self_container(self, target: ast.AST, node: ast.AST, how: str, key: Optional[ast.AST] = None) -> None:
         if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name()):
             return
         if not self.class_stack:
             return
         facts = self._class_facts.get(self.class_stack[0].name)
         kind = facts.containers.get(target.attr) if facts else None
+        containers = facts.containers if facts else {}
+        if kind is None and facts is not None and _string_key(key) and target.attr not in facts.assigned:
+            # self.cache_dict["masks"] = [] with cache_dict handed over by the owner (the class
+            # never assigns it): a string key, so a dict (tensors take no string index)
+            kind = "dict"
+            containers = {target.attr: kind}
         if kind is None:
             return
-        containers = facts.containers
         if how == "item assignment" and any(_reads_self_attribute(test, containers, target.value.id) for test in self._tests):
             # `if key not in self.cache: self.cache[key] = ...`: a cache the graph refills on
             # every call; nothing reads a lost entry (measured: the results match PyNative)
             return
+        if how == "item assignment" and isinstance(node, ast.Assign) and self._restores_item(target, node.value):
+            return
         for rule in self.rules.of_kind("self-container"):
             if how == "item assignment" or how in rule.methods:
                 self.report(rule, node, node, name=target.attr, value=_CONTAINER_WORDS[kind])
+
+    def _check_global_container(self, target: ast.AST, node: ast.AST, how: str) -> None:
+        """A list or dict the module binds at its top level, changed in compiled code (not a
+        local of the same name)."""
+        if not isinstance(target, ast.Name) or self.frame.status == UNSEEN:
+            return  # module functions with no compiled caller fill registries on the host
+        kind = self.context.container(target.id)
+        if kind is None or self._local(target.id):
+            return
+        for rule in self.rules.of_kind("global-container"):
+            if how == "item assignment" or how in rule.methods:
+                self.report(rule, node, node, name=target.id, value=_CONTAINER_WORDS[kind])
+
+    def _local(self, name: str) -> bool:
+        """*name* is bound in the function being walked (a parameter or an assignment)."""
+        function = self.frame.node
+        args = getattr(function, "args", None)
+        if args is not None and name in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}:
+            return True
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(function))
+
+    def _restores_item(self, container: ast.AST, value: ast.AST) -> bool:
+        """self.blocks[0] = block.to(device) with block = self.blocks[0] read before in this
+        function: the same object put back (moved or cast), nothing a later call reads changes."""
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            value = value.func.value
+        if not isinstance(value, ast.Name):
+            return False
+        text = ast.unparse(container)
+        return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)
+                   and isinstance(n.value, ast.Subscript) and ast.unparse(n.value.value) == text for n in walk(self.frame.node))
 
     def _check_view_write(self, target: ast.AST, node: ast.AST) -> None:
         frame = self.frame
@@ -830,6 +904,44 @@ class GraphModeCheck(Check):
 def _reads_self_attribute(test: ast.AST, attrs, self_name: str) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr in attrs and isinstance(n.value, ast.Name) and n.value.id == self_name
                for n in walk(test))
+
+
+def _string_key(key: Optional[ast.AST]) -> bool:
+    return isinstance(key, ast.Constant) and isinstance(key.value, str)
+
+
+def _assigned_attributes(cls: ast.ClassDef) -> frozenset:
+    """Attributes any method of *cls* assigns (self.x = ..., self.x += ..., annotated)."""
+    found = set()
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+            self_name = method.args.args[0].arg
+            found.update(n.attr for n in walk(method) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                         and isinstance(n.value, ast.Name) and n.value.id == self_name)
+    return frozenset(found)
+
+
+def _formatted_values(node: ast.AST) -> Optional[List[ast.AST]]:
+    """The values a string expression formats: an f-string's fields and the arguments of
+    `"...".format(a, k=b)`; None for anything else. Both were measured on mindspore 2.10 to hand
+    one string to Python when a tensor value is in it, and to print from the graph (past
+    sys.stdout) when only a shape is."""
+    if isinstance(node, ast.JoinedStr):
+        return [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _is_str(node.func.value):
+        return [*node.args, *(k.value for k in node.keywords)]
+    return None
+
+
+def _is_str(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _string_expression(node: ast.AST) -> bool:
+    """A str literal, an f-string, or strings joined with +."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _string_expression(node.left) and _string_expression(node.right)
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
 def _short_name(func: ast.AST) -> str:

@@ -80,6 +80,10 @@ class BranchJudge:
                     if isinstance(element, ast.Name):
                         kinds[element.id] = None
 
+    def data_guard(self) -> Optional[ast.AST]:
+        """The innermost if/while being walked whose condition reads tensor data, if any."""
+        return self._guards[-1] if self._guards else None
+
     # -- conditions --------------------------------------------------------------------
     def is_data(self, node: ast.AST) -> bool:
         """Whether *node* is computed from tensor data (so not known when compiling)."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Set, Tuple
 
 from ..graph_context import GRAPH, JIT
+from ..names import Instance, dotted_name, qualify
 from ..visitor import walk
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +38,12 @@ class _ClassState:
     parameters: FrozenSet[str]  # attributes holding a Parameter or a buffer
     readers: Dict[str, FrozenSet[str]]  # attribute -> methods reading self.<attribute>
     complete: bool  # every base is a framework layer: __init__ is the whole story
+    #: attributes created outside compiled code holding a sub-layer (a framework layer class, or
+    #: what a builder call returns: `MODELS.build(cfg)`)
+    layers: FrozenSet[str] = frozenset()
+    #: a base is a framework layer other than the root one (nn.InstanceNorm1d): it creates
+    #: attributes (buffers) of its own that this class never assigns
+    framework_parent: bool = False
 
 
 class StateJudge:
@@ -72,13 +79,31 @@ class StateJudge:
         if readers:
             # Another compiled method reads it: compiled, it is read before construct sets it.
             kind = "attribute-handoff" if state.created_outside.get(name) else "new-attribute" if state.complete else None
+            if kind == "new-attribute" and self._stored_before(name, target.value.id, node.lineno):
+                return  # reported where this function first creates it
             for rule in self.rules.of_kind(kind) if kind else ():
                 check.report(rule, node, node, name=name, value=f"`{cls.name}.{readers[0]}`")
             if kind:
                 return
+        if state.framework_parent and not state.created_outside.get(name):
+            return  # self.running_mean = ... in a norm layer's subclass: the base's buffer
         if self._tensor(value) and not _recast_of(value, name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
+
+    def layer_attribute_set(self, target: ast.AST, value: ast.AST, node: ast.AST) -> None:
+        """self.head.test_mode = True in compiled code, head a sub-layer: measured to fail when
+        the compiled Cell runs (a constant value was measured: only those are reported)."""
+        check = self.check
+        if not (check.class_stack and isinstance(value, ast.Constant) and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Attribute) and _is_name(target.value.value, check.scope_self_name())):
+            return
+        layer = target.value.attr
+        state = self._class(check.class_stack[0])
+        if layer not in state.layers or layer in state.parameters:
+            return
+        for rule in self.rules.of_kind("layer-attribute"):
+            check.report(rule, node, node, name=target.attr, value=layer)
 
     def _own_guard(self, name: str, self_name: str, value: ast.AST, augmented: bool) -> Optional[ast.AST]:
         """The condition of an enclosing if that reads self.<name>, when the assignment gives it
@@ -97,6 +122,7 @@ class StateJudge:
         call: a helper sets what its caller then reads (measured to fail, or to read the
         `__init__` value, the same as the other direction)."""
         found = []
+        state_readers = self._class(cls).readers.get(name, frozenset())
         for function in cls.body:
             if not isinstance(function, ast.FunctionDef) or function.name == method or not function.args.args:
                 continue
@@ -105,11 +131,38 @@ class StateJudge:
             self_name = function.args.args[0].arg
             calls = [n.lineno for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                      and n.func.attr == method and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name]
-            if calls and any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
-                             and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > min(calls)
-                             for n in walk(function)):
+            if not calls:
+                continue
+            first = min(calls)
+            if any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+                   and isinstance(n.value, ast.Name) and n.value.id == self_name and n.lineno > first
+                   for n in walk(function)):
                 found.append(function.name)
+                continue
+            # or a method it calls afterwards reads it (self.search_step() reading self.batch_size)
+            later = {n.func.attr for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name and n.lineno > first}
+            readers = self._reachable(cls.name, later - {method}) & state_readers
+            if readers:
+                found.append(sorted(readers)[0])
         return found
+
+    def _stored_before(self, name: str, self_name: str, line: int) -> bool:
+        return any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Store) and n.lineno < line
+                   and isinstance(n.value, ast.Name) and n.value.id == self_name for n in walk(self.check.frame.node))
+
+    def _reachable(self, cls: str, methods: Set[str]) -> Set[str]:
+        """*methods* of *cls* and the methods of *cls* they call in turn."""
+        seen: Set[str] = set()
+        queue = [f"{cls}.{m}" for m in methods]
+        while queue:
+            qualname = queue.pop()
+            if qualname in seen:
+                continue
+            seen.add(qualname)
+            facts = self.check.graph.function(qualname)
+            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
+        return {q.rpartition(".")[2] for q in seen}
 
     def attribute_set_by_setattr(self, node: ast.Call) -> None:
         """setattr(self, "name", value) in compiled code, creating an attribute `__init__` never
@@ -145,16 +198,7 @@ class StateJudge:
         direct = {n.func.attr for n in walk(check.frame.node)
                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                   and n.func.value.id == check.scope_self_name() and n.lineno > line}
-        seen: Set[str] = set()
-        queue = [f"{cls}.{m}" for m in direct]
-        while queue:
-            qualname = queue.pop()
-            if qualname in seen:
-                continue
-            seen.add(qualname)
-            facts = check.graph.function(qualname)
-            queue.extend(c for c in (facts.callees if facts is not None else ()) if c.startswith(cls + "."))
-        return {q.rpartition(".")[2] for q in seen}
+        return self._reachable(cls, direct)
 
     def _compiled(self, cls: str, method: str) -> bool:
         facts = self.check.graph.function(f"{cls}.{method}")
@@ -188,6 +232,7 @@ class StateJudge:
             created: Dict[str, Set[str]] = {}
             readers: Dict[str, Set[str]] = {}
             parameters: Set[str] = set()
+            layers: Set[str] = set()
             for statement in cls.body:
                 if isinstance(statement, (ast.Assign, ast.AnnAssign)):
                     for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
@@ -220,11 +265,48 @@ class StateJudge:
                         qualified = self.check.qualified(part.value.func)
                         if qualified and self.check.knowledge.triggers.canonical(qualified) in self._parameter_classes:
                             parameters.update(t.attr for t in part.targets if isinstance(t, ast.Attribute))
-            complete = "*" not in created and all(self._framework_base(b) for b in cls.bases)
+                        elif not compiled and self._builds_layer(part.value, qualified):
+                            layers.update(t.attr for t in part.targets if isinstance(t, ast.Attribute) and _is_name(t.value, self_name))
+            bases = [dotted_name(b) or "" for b in cls.bases]
+            inherited, known, framework_parent = self._inherited(bases, {cls.name})
+            for attribute in inherited:
+                created.setdefault(attribute, set()).add("")  # a base class of this module creates it
+            complete = "*" not in created and known
             state = _ClassState({k: frozenset(v) for k, v in created.items()}, frozenset(parameters),
-                                {k: frozenset(v) for k, v in readers.items()}, complete)
+                                {k: frozenset(v) for k, v in readers.items()}, complete, frozenset(layers), framework_parent)
             self._classes[cls.name] = state
         return state
+
+    def _builds_layer(self, call: ast.Call, qualified: Optional[str]) -> bool:
+        """A call that makes a sub-layer: a framework layer class, or a builder (`MODELS.build`)."""
+        if qualified and self.check.facts.framework_of(qualified) is not None and qualified.rpartition(".")[2][:1].isupper():
+            return True
+        value = self.check.infer(call)
+        return (isinstance(value, Instance) and self.check.is_layer(value)) or "build" in _callee(call.func).lower()
+
+    def _inherited(self, bases, seen: Set[str]) -> Tuple[Set[str], bool, bool]:
+        """What *bases* (dotted names) give a subclass: the attributes base classes of this module
+        store on self, whether every base is accounted for (a framework layer, or a class of this
+        module whose own bases are), and whether one is a framework layer other than the root
+        one (nn.InstanceNorm1d: buffers this class never assigns)."""
+        check = self.check
+        attributes: Set[str] = set()
+        known, framework_parent = True, False
+        for base in bases:
+            qualified = qualify(base, check.context) if base else None
+            if qualified and check.facts.framework_of(qualified) is not None:
+                framework_parent = framework_parent or not check.rules.matches("root_layers", qualified)
+                continue
+            local = check.context.local_class(base) if base not in seen else None
+            if local is None:
+                known = False
+                continue
+            local_bases, stored = local
+            more, local_known, local_parent = self._inherited(local_bases, seen | {base})
+            attributes.update(stored, more)
+            known = known and local_known
+            framework_parent = framework_parent or local_parent
+        return attributes, known, framework_parent
 
     def _framework_base(self, base: ast.AST) -> bool:
         """A base class of the framework itself (nn.Module, nn.Cell): it creates no attribute
@@ -383,6 +465,10 @@ class StateJudge:
                             uses.setdefault(argument.id, set()).add(argument.lineno)
             self._steering[id(frame.node)] = uses
         return uses
+
+
+def _is_name(node: ast.AST, name: Optional[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _callee(func: ast.AST) -> str:
