@@ -142,8 +142,28 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if sites and id(node) not in self._reported:
             api = api_of_call(self, node)
             if api is not None:
-                self._report(node, api, sites, self._callee_span(node))
+                built = self._built_here(node, api)
+                if built is None:
+                    self._report(node, api, sites, self._callee_span(node))
+                elif id(built) not in self._reported:
+                    self._report(built, api, sites, self._callee_span(built))
         self.generic_visit(node)
+
+    def _built_here(self, node: ast.Call, api: str) -> Optional[ast.Call]:
+        """Where the layer a call `self.<attr>(...)` runs is built, when its class builds it
+        (`self.criterion = nn.CrossEntropyLoss()` in __init__): the line that names the API, where
+        a user changes it, reported once however many methods call it."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == self.scope_self_name() and self.class_stack):
+            return None
+        for stmt in ast.walk(self.class_stack[0]):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
+                target = stmt.targets[0]
+                if isinstance(target, ast.Attribute) and target.attr == func.attr and isinstance(target.value, ast.Name) \
+                        and target.value.id == func.value.id and api_of_call(self, stmt.value) == api:
+                    return stmt.value
+        return None
 
     def _callee_span(self, node: ast.Call) -> Span:
         func = node.func
