@@ -30,7 +30,7 @@ MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_
             "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
             "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
             "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none",
-            "candidate", "assumed_mode")
+            "candidate", "candidate_many", "assumed_mode")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
 _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
@@ -136,6 +136,9 @@ class SecondOrderRules:
     register_methods: FrozenSet[str] = frozenset()
     build_methods: FrozenSet[str] = frozenset()
     build_functions: FrozenSet[str] = frozenset()
+    #: A registry that can build more classes than this: each is so unlikely to be the one the
+    #: configuration names that its path findings are hints, not one severity lower (0: no limit).
+    registry_many: int = 0
     jit: str = ""  # what compiles a function as a static graph
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
@@ -289,15 +292,20 @@ def _derivatives(detect: _Entry) -> Tuple[Tuple[str, int], ...]:
     return tuple(found)
 
 
-def _registries(detect: _Entry) -> Dict[str, FrozenSet[str]]:
+def _registries(detect: _Entry) -> Dict[str, Any]:
     table = detect.table.get("registries", {})
-    found: Dict[str, FrozenSet[str]] = {}
+    found: Dict[str, Any] = {}
     for key, field_name in (("register", "register_methods"), ("build", "build_methods"), ("build_functions", "build_functions")):
         names = table.get(key, []) if isinstance(table, dict) else None
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             detect.problem(f"registries.{key}", f"expected a list of names, got {names!r}")
             names = []
         found[field_name] = frozenset(names)
+    many = table.get("many", 0) if isinstance(table, dict) else 0
+    if not isinstance(many, int) or isinstance(many, bool) or many < 0:
+        detect.problem("registries.many", f"expected a count of classes, got {many!r}")
+        many = 0
+    found["registry_many"] = many
     return found
 
 

@@ -234,8 +234,9 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         candidates = [self.paths.site(s).candidate(self._function) for s in sites if id(node) not in self.inline]
         if candidates and all(candidates):
             function, registry, count = candidates[0]
-            message += self._text("candidate", registry=registry, cls=function.partition(".")[0], count=count)
-            severity = severity.lowered()
+            many = bool(self.rules.registry_many) and count > self.rules.registry_many
+            message += self._text("candidate_many" if many else "candidate", registry=registry, cls=function.partition(".")[0], count=count)
+            severity = Severity.HINT if many else severity.lowered()
         self.findings.append(Finding(
             code=code, category=Category.SECOND_ORDER, severity=severity, span=span, message=message,
             torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
