@@ -237,3 +237,29 @@ def test_a_lambda_calling_a_helper_with_the_model(analyze):
             return torch.autograd.functional.hessian(lambda y: loss(d, y), x)
     ''')
     assert lines(analyze(text, backend="cpu"), "MS501") == [line_of(text, "F.elu(x)")]
+
+
+def test_a_registry_of_many_classes_reports_its_candidates_as_hints(analyze):
+    """basicsr's ARCH_REGISTRY builds every architecture of the toolbox from one call: each is so
+    unlikely to be the configured one that its findings are hints (registries.many in the rules)."""
+    many = "".join(f'''
+    @MODELS.register_module()
+    class Extra{index}(nn.Module):
+        def forward(self, x):
+            return torch.tanh(x).sum()
+''' for index in range(3))
+    text = src('''
+        class GAN:
+            def __init__(self, cfg):
+                self.net_d = MODELS.build(cfg.discriminator)
+
+            def r1(self, real):
+                grad = autograd.grad(self.net_d(real), real, create_graph=True)[0]
+                return grad.pow(2).sum()
+    ''', REGISTRY + many)
+    findings = analyze(text, backend="cpu")
+    reported = found(findings, "MS501")
+    assert sorted(f.span.start_line for f in reported) == sorted([line_of(text, "F.elu(x).sum()"), line_of(text, "F.log_softmax(x, -1)")])
+    for finding in reported:
+        assert finding.severity == Severity.HINT
+        assert "one of the 5 classes" in finding.message and "reported as a hint" in finding.message

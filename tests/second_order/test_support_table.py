@@ -43,12 +43,19 @@ def _cited(rules):
     return entries
 
 
+def _shapes(rules):
+    """The call shapes of the table's version: each is ground truth a finding (or its absence) rests on."""
+    return [shape for shape in rules.shapes if shape.support.version == (2, 10)]
+
+
 @pytest.fixture(scope="module")
 def rerun(rules):
     items = []
     for support in _cited(rules):
         case = dict(support.case)
         items.append({"mindspore": support.mindspore, "torch": list(support.torch), **case})
+    for index, shape in enumerate(_shapes(rules)):
+        items.append({"mindspore": f"shape-{index}", "torch": list(shape.torch), **dict(shape.support.case)})
     for index, replacement in enumerate(rules.replacements):
         items.append({"mindspore": f"replacement-{index}", "torch": [], "input": replacement.input, "torch_call": replacement.torch,
                       "mindspore_call": replacement.mindspore})
@@ -70,6 +77,19 @@ def test_every_cited_entry_gives_the_recorded_statuses(rules, rerun):
         now = {mode: status for mode, (status, _) in record["results"].items()}
         if now != dict(support.statuses):
             differ.append(f"{support.mindspore}: table {dict(support.statuses)}, now {now}")
+    assert not differ, differ
+
+
+def test_every_call_shape_gives_the_recorded_statuses(rules, rerun):
+    shapes = _shapes(rules)
+    assert any(s.when == "argument" for s in shapes) and any(s.when == "operands" for s in shapes)
+    differ = []
+    for index, shape in enumerate(shapes):
+        record = rerun[f"shape-{index}"]
+        assert "results" in record, record
+        now = {mode: status for mode, (status, _) in record["results"].items()}
+        if now != dict(shape.support.statuses):
+            differ.append(f"{shape.torch} {shape.support.case.get('torch_call')}: table {dict(shape.support.statuses)}, now {now}")
     assert not differ, differ
 
 

@@ -30,7 +30,7 @@ MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_
             "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
             "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
             "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none",
-            "candidate")
+            "candidate", "candidate_many", "assumed_mode")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
 _MEASURED_FIELDS = (
     "mindspore", "torch", "version", "input", "torch_setup", "mindspore_setup", "torch_call", "mindspore_call", "bprop",
@@ -61,6 +61,26 @@ class Support:
 
     def detail(self, mode: str) -> str:
         return dict(self.details).get(mode, "")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A call shape whose second derivative differs from what the table's single measured form
+    says (cat of two computed tensors, cross-entropy with class indices): matched on the call as
+    written, measured on the real packages like a table entry (its ``support``)."""
+
+    torch: Tuple[str, ...]  # the APIs as written (torch or MindSpore) the shape applies to
+    when: str  # always | argument | operands (see SHAPE_WHEN)
+    support: Support
+    argument: Tuple[str, ...] = ()  # keyword names of the argument (when = "argument")
+    position: Optional[int] = None  # its position, the receiver of a method not counted
+    values: Tuple[str, ...] = ()  # its source texts that make the shape
+
+
+#: always: every call (the table's form is not what code writes); argument: an argument written
+#: as one of `values`; operands: a sequence of tensors (cat, stack) of which two or more are
+#: computed, not literals (concatenating with a constant is measured right, two computed parts not).
+SHAPE_WHEN = ("always", "argument", "operands")
 
 
 @dataclass(frozen=True)
@@ -116,10 +136,14 @@ class SecondOrderRules:
     register_methods: FrozenSet[str] = frozenset()
     build_methods: FrozenSet[str] = frozenset()
     build_functions: FrozenSet[str] = frozenset()
+    #: A registry that can build more classes than this: each is so unlikely to be the one the
+    #: configuration names that its path findings are hints, not one severity lower (0: no limit).
+    registry_many: int = 0
     jit: str = ""  # what compiles a function as a static graph
     messages: Tuple[Tuple[str, str], ...] = ()
     workarounds: Tuple[Tuple[str, str], ...] = ()
     replacements: Tuple[Replacement, ...] = ()
+    shapes: Tuple[Shape, ...] = ()
     head_problems: Tuple[RuleProblem, ...] = ()
     #: Reads the measured table (hundreds of entries): called on first use, so that start-up
     #: and files without a second derivative never pay for it.
@@ -171,6 +195,15 @@ class SecondOrderRules:
         below = [s for s in supports if s.version <= version]
         return below[-1] if below else supports[0]
 
+    def shapes_of(self, api: str, version: Version) -> Tuple[Shape, ...]:
+        """The call shapes measured for *api* (as written) on *version*, else the nearest version."""
+        mine = [s for s in self.shapes if api in s.torch]
+        if not mine:
+            return ()
+        below = [s.support.version for s in mine if s.support.version <= version]
+        nearest = max(below) if below else min(s.support.version for s in mine)
+        return tuple(s for s in mine if s.support.version == nearest)
+
     def replacement_for(self, primitive: Optional[str]) -> Optional[Replacement]:
         if not primitive:
             return None
@@ -217,6 +250,7 @@ def load_second_order(directory: Optional[Path] = None) -> SecondOrderRules:
         messages=messages,
         workarounds=workarounds,
         replacements=tuple(_replacements(data.get("replacement", []), problems)),
+        shapes=tuple(_shapes(data.get("shape", []), problems)),
         head_problems=tuple(problems),
         table_source=table,
     )
@@ -258,15 +292,20 @@ def _derivatives(detect: _Entry) -> Tuple[Tuple[str, int], ...]:
     return tuple(found)
 
 
-def _registries(detect: _Entry) -> Dict[str, FrozenSet[str]]:
+def _registries(detect: _Entry) -> Dict[str, Any]:
     table = detect.table.get("registries", {})
-    found: Dict[str, FrozenSet[str]] = {}
+    found: Dict[str, Any] = {}
     for key, field_name in (("register", "register_methods"), ("build", "build_methods"), ("build_functions", "build_functions")):
         names = table.get(key, []) if isinstance(table, dict) else None
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             detect.problem(f"registries.{key}", f"expected a list of names, got {names!r}")
             names = []
         found[field_name] = frozenset(names)
+    many = table.get("many", 0) if isinstance(table, dict) else 0
+    if not isinstance(many, int) or isinstance(many, bool) or many < 0:
+        detect.problem("registries.many", f"expected a count of classes, got {many!r}")
+        many = 0
+    found["registry_many"] = many
     return found
 
 
@@ -295,12 +334,34 @@ def _replacements(tables: Any, problems: List[RuleProblem]) -> List[Replacement]
     return found
 
 
-def _measured(tables: Any, problems: List[RuleProblem]) -> List[Support]:
+def _shapes(tables: Any, problems: List[RuleProblem]) -> List[Shape]:
+    found = []
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "shape", "mindspore", problems):
+        before = len(problems)
+        entry.unknown_fields(("when", "argument", "position", "values", *_MEASURED_FIELDS))
+        when = entry.text("when", required=True, choices=SHAPE_WHEN)
+        argument, values = entry.strings("argument"), entry.strings("values")
+        position = entry.table.get("position")
+        if when == "argument" and (not argument or not values):
+            entry.problem("argument", "a shape matched on an argument needs `argument` and `values`")
+        if position is not None and not isinstance(position, int):
+            entry.problem("position", "must be an integer")
+        if entry.table.get("unprobed") is not None:
+            entry.problem("unprobed", "a call shape is only written once measured")
+        supports = _measured([entry.table], problems, "shape")
+        if len(problems) != before or not supports or not entry.strings("torch"):
+            continue
+        found.append(Shape(entry.strings("torch"), when, supports[0], argument, position, values))
+    return found
+
+
+def _measured(tables: Any, problems: List[RuleProblem], kind: str = "measured") -> List[Support]:
     found = []
     seen = set()
-    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, "measured", "mindspore", problems):
+    for entry in entries(tables if isinstance(tables, list) else [], FILE_NAME, kind, "mindspore", problems):
         before = len(problems)
-        entry.unknown_fields(_MEASURED_FIELDS)
+        if kind == "measured":
+            entry.unknown_fields(_MEASURED_FIELDS)
         name = entry.text("mindspore", required=True)
         version_text = entry.text("version", required=True)
         version = None

@@ -25,7 +25,7 @@ def functional_forward(x, params):
 def inner_loop(params, support_x, support_y, steps=5, lr=0.4):
     for _ in range(steps):
         logits = functional_forward(support_x, params)
-        loss = F.cross_entropy(logits, support_y)
+        loss = F.cross_entropy(logits, support_y)  # MS502
         grads = autograd.grad(loss, params, create_graph=True)  # MS504
         params = [p - lr * g for p, g in zip(params, grads)]
     return params
@@ -59,7 +59,7 @@ class Learner(nn.Module):
 def fast_adapt(batch, learner, steps):
     data, labels = batch
     for _ in range(steps):
-        error = F.cross_entropy(learner(data), labels)
+        error = F.cross_entropy(learner(data), labels)  # MS502
         learner.adapt(error)  # MS504
     return F.cross_entropy(learner(data), labels)
 

@@ -42,7 +42,7 @@ class Discriminator(nn.Module):
     def forward(self, img):
         h = F.leaky_relu(self.conv(img), 0.2)  # ok
         h = F.max_pool2d(h, 2)  # MS501
-        return self.fc(h.mean(dim=(2, 3)))  # ok
+        return self.fc(h.mean(dim=(2, 3)))  # MS503
 
 
 def r1_penalty(disc, real):

@@ -10,12 +10,12 @@ from torch import autograd
 class PatchCritic(nn.Module):
     def __init__(self, dim=32):
         super().__init__()
-        self.patch = nn.Conv2d(3, dim, 4, 4)  # ok
+        self.patch = nn.Conv2d(3, dim, 4, 4)  # MS501
         self.proj = nn.Linear(dim, dim)
         self.head = nn.Linear(dim, 1)
 
     def forward(self, img):
-        tokens = self.patch(img).flatten(2)  # MS501
+        tokens = self.patch(img).flatten(2)  # ok
         tokens = torch.transpose(tokens, 1, 2)  # MS502
         tokens = F.gelu(self.proj(tokens))  # MS501
         return self.head(tokens).squeeze(-1)  # ok

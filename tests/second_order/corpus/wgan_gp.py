@@ -17,12 +17,12 @@ class Critic(nn.Module):
             nn.Conv2d(width, width * 2, 4, 2, 1),  # ok
             nn.ELU(),  # MS501
         )
-        self.pool = nn.AvgPool2d(2)
+        self.pool = nn.AvgPool2d(2)  # MS501
         self.head = nn.Linear(width * 2, 1)  # ok
 
     def forward(self, x):
         h = self.features(x)  # ok
-        h = self.pool(h)  # MS501
+        h = self.pool(h)  # ok
         h = F.adaptive_avg_pool2d(h, 1)  # MS501
         return self.head(h.flatten(1))  # ok
 

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ...knowledge.messages import listing, sentence
 from ...knowledge.rule_texts import in_language
-from ...knowledge.second_order import SecondOrderRules, Support, default_second_order
+from ...knowledge.second_order import SecondOrderRules, Shape, Support, default_second_order
 from ..findings import Category, Edit, Finding, Fix, Related, Safety, Severity, Span
 from ..provenance import module_graph, source_text
 from ..second_order_paths import (
@@ -51,15 +51,24 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if not local_sites and not any(paths.sites_reaching(f) for f in functions) and not any(paths.held_layers(o) for o in owners):
             return []
         self.version = self.settings.version
-        self.mode = module_graph(self.chunk.context).mode or self.settings.mode
+        file_mode = module_graph(self.chunk.context).mode
+        self.mode = file_mode or self.settings.mode
+        #: Neither the file nor the settings chose the mode: graph is msport's assumption, but
+        #: MindSpore runs PyNative unless told otherwise, so what goes wrong only in PyNative is
+        #: reported too, one severity lower (the `assumed_mode` text says why).
+        self.mode_assumed = file_mode is None and "mode" not in dict(self.settings.origins)
         #: node id -> ids of the sites whose backward slice (or inline function) holds it
         self.inline: Dict[int, Set[int]] = {}
         self.site_nodes: Dict[int, ast.Call] = {}
         #: results nothing else is computed from inside the differentiated function (what it
         #: returns, the outputs a gradient is taken of): a reduction there is not followed by the
         #: non-linearity that makes nested PyNative gradients zero, so MS503 does not apply
-        self.terminal: Set[int] = {id(n.value) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Return) and n.value is not None}
-        self.terminal |= {id(n.body) for n in ast.walk(self.chunk.tree) if isinstance(n, ast.Lambda)}
+        self.terminal: Set[int] = set()
+        for n in ast.walk(self.chunk.tree):
+            if isinstance(n, ast.Return) and n.value is not None:
+                self.terminal.update(_linear_tail(n.value))
+            elif isinstance(n, ast.Lambda):
+                self.terminal.update(_linear_tail(n.body))
         if local_sites:
             self._locate(local_sites)
         self._function: Optional[str] = None
@@ -85,7 +94,7 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         for site in sites:
             call, nodes = by_span.get(site.call.span, (None, ()))
             if nodes:
-                self.terminal.add(id(nodes[0]))  # what is differentiated: nothing comes after it
+                self.terminal.update(_linear_tail(nodes[0]))  # what is differentiated: nothing comes after it
             for part in nodes:
                 for sub in ast.walk(part):
                     self.inline.setdefault(id(sub), set()).add(site.id)
@@ -133,8 +142,28 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if sites and id(node) not in self._reported:
             api = api_of_call(self, node)
             if api is not None:
-                self._report(node, api, sites, self._callee_span(node))
+                built = self._built_here(node, api)
+                if built is None:
+                    self._report(node, api, sites, self._callee_span(node))
+                elif id(built) not in self._reported:
+                    self._report(built, api, sites, self._callee_span(built))
         self.generic_visit(node)
+
+    def _built_here(self, node: ast.Call, api: str) -> Optional[ast.Call]:
+        """Where the layer a call `self.<attr>(...)` runs is built, when its class builds it
+        (`self.criterion = nn.CrossEntropyLoss()` in __init__): the line that names the API, where
+        a user changes it, reported once however many methods call it."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == self.scope_self_name() and self.class_stack):
+            return None
+        for stmt in ast.walk(self.class_stack[0]):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call):
+                target = stmt.targets[0]
+                if isinstance(target, ast.Attribute) and target.attr == func.attr and isinstance(target.value, ast.Name) \
+                        and target.value.id == func.value.id and api_of_call(self, stmt.value) == api:
+                    return stmt.value
+        return None
 
     def _callee_span(self, node: ast.Call) -> Span:
         func = node.func
@@ -150,9 +179,13 @@ class SecondOrderCheck(TopFunctionTracker, Check):
                 self._report(layer, api, self.paths.sites_reaching(method), self._callee_span(layer))
 
     # -- judging an API ------------------------------------------------------------------------
-    def judge(self, api: str) -> Optional[Tuple[str, Support]]:
+    def judge(self, api: str, node: Optional[ast.AST] = None) -> Optional[Tuple[str, Support]]:
         """(the MindSpore counterpart, its support) of a torch or MindSpore API, when its
-        second-order support was measured."""
+        second-order support was measured: for the call's own shape where one was (*node*), else
+        for the table's form."""
+        for shape in self.rules.shapes_of(api, self.version):
+            if _shape_matches(shape, node):
+                return shape.support.mindspore, shape.support
         framework = self.facts.framework_of(api)
         if framework == "torch":
             verdict = self.knowledge.verdict(api, self.version, self.settings.backend)
@@ -173,18 +206,16 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if support.bprop == "missing":
             return "MS501", ()
         mode = "graph" if compiled or self.mode == "graph" else "pynative"
-        status = support.status(mode)
-        if status in _SILENT:
-            return "MS503", (mode,)
-        if status == "crash":
-            return "MS502", (mode,)
-        return None
+        found = _judged(support, mode)
+        if found is None and mode == "graph" and not compiled and self.mode_assumed:
+            found = _judged(support, "pynative")
+        return found
 
     def _compiled(self, sites: Sequence[int]) -> bool:
         return all(self.paths.site(s).call.compiled for s in sites)
 
     def _report(self, node: ast.AST, api: str, sites: Tuple[int, ...], span: Span) -> None:
-        judged = self.judge(api)
+        judged = self.judge(api, node)
         if judged is None:
             return
         target, support = judged
@@ -196,12 +227,16 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         site = self.paths.site(sites[0])
         message = self._message(code, node, api, target, support, modes, site)
         severity = self._severity(code, support, site)
+        if modes == ("pynative",) and self.mode != "pynative":
+            message += self._text("assumed_mode")
+            severity = severity.lowered()
         # Reached only through a class a registry may build, one of several: a candidate.
         candidates = [self.paths.site(s).candidate(self._function) for s in sites if id(node) not in self.inline]
         if candidates and all(candidates):
             function, registry, count = candidates[0]
-            message += self._text("candidate", registry=registry, cls=function.partition(".")[0], count=count)
-            severity = severity.lowered()
+            many = bool(self.rules.registry_many) and count > self.rules.registry_many
+            message += self._text("candidate_many" if many else "candidate", registry=registry, cls=function.partition(".")[0], count=count)
+            severity = Severity.HINT if many else severity.lowered()
         self.findings.append(Finding(
             code=code, category=Category.SECOND_ORDER, severity=severity, span=span, message=message,
             torch_api=api if self.facts.framework_of(api) == "torch" else None, mindspore_api=target,
@@ -346,6 +381,57 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         if self.context.binding(name) is None:
             return name, (f"from {module} import {name}",)
         return jit, (f"import {module}",)
+
+
+def _linear_tail(node: ast.AST) -> Set[int]:
+    """*node* and what only a linear tail follows in it: the operand of a sign or of scaling by a
+    constant (-x.sum(), 0.5 * x.mean()), and a reduction a further reduction reduces
+    (x.sum(-1).mean()): no non-linearity comes after them, so nested PyNative gradients keep them."""
+    found = {id(node)}
+    if isinstance(node, ast.UnaryOp):
+        found |= _linear_tail(node.operand)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
+        if isinstance(node.right, ast.Constant):
+            found |= _linear_tail(node.left)
+        elif isinstance(node.left, ast.Constant) and not isinstance(node.op, ast.Div):
+            found |= _linear_tail(node.right)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS:
+        receiver = node.func.value
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in _REDUCTIONS:
+            found |= _linear_tail(receiver)
+    return found
+
+
+_REDUCTIONS = frozenset({"sum", "mean"})
+
+
+def _shape_matches(shape: Shape, node: Optional[ast.AST]) -> bool:
+    """Whether the call *node* has *shape* (without a call, only an `always` shape applies)."""
+    if shape.when == "always":
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    if shape.when == "argument":
+        value = next((k.value for k in node.keywords if k.arg in shape.argument), None)
+        if value is None and shape.position is not None and shape.position < len(node.args):
+            value = node.args[shape.position]
+        return value is not None and source_text(value) in shape.values
+    # operands: what cat/stack join, the first argument
+    operands = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("tensors", "input", "x")), None)
+    if operands is None or isinstance(operands, ast.Starred):
+        return False
+    if not isinstance(operands, (ast.List, ast.Tuple)):
+        return True  # a list built elsewhere: computed parts, as networks write it
+    return sum(not isinstance(e, ast.Constant) for e in operands.elts) >= 2
+
+
+def _judged(support: Support, mode: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    status = support.status(mode)
+    if status in _SILENT:
+        return "MS503", (mode,)
+    if status == "crash":
+        return "MS502", (mode,)
+    return None
 
 
 def _inner_transform(node: ast.Call, site: Site) -> Optional[ast.AST]:
