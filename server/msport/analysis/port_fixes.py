@@ -380,6 +380,30 @@ class _Site:
                          field=parent.attr, index=index, method=node.attr)
 
     # -- cell methods --------------------------------------------------------------
+    def _device_type(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`x.device.type` -> `x.device.lower()`: MindSpore's x.device is a string ('CPU'), which
+        has no .type; lowered, it reads 'cpu' where PyTorch's type does. Safe where the result is
+        compared with a name both packages spell alike (rules: safe_values); 'cuda' is 'gpu'."""
+        parent = self.parents.get(id(node))
+        if not isinstance(node, ast.Attribute) or not isinstance(parent, ast.Attribute) or parent.attr != "type" or parent.value is not node:
+            return None
+        name = attribute_name_span(node, self.lines)
+        end = self.span(parent)
+        edit = Edit(Span(name.start_line, name.start_col, end.end_line, end.end_col), rule.option("replacement"))
+        compared = self.parents.get(id(parent))
+        values = [c.value for c in (compared.comparators + [compared.left] if isinstance(compared, ast.Compare) else [])
+                  if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        if values and all(v in rule.option("safe_values", ()) for v in values) \
+                and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in compared.ops):
+            return self._fix(rule, [edit])
+        return self._fix(rule, [edit], safe=False, title=rule.text("unsafe_title", self.language))
+
+    def _replace_attribute(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`x.is_cuda` -> an expression of the receiver (`(x.device == "GPU")`)."""
+        if not isinstance(node, ast.Attribute) or self.call_of(node) is not None:
+            return None
+        return self._fix(rule, [Edit(self.span(node), rule.option("replacement").format(receiver=self.text(node.value)))])
+
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:
         if self._method_call(node) is None:
             return None
