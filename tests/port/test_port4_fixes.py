@@ -8,7 +8,9 @@ checkpoint. One child process runs every command and every script on the real pa
 The fix kinds: `x.clone()` -> `x.copy()` and `torch.clone(x)` -> `ops.deepcopy(x)` on CPU
 (MindSpore 2.10's Clone kernel is not registered there: the child shows the raise), `x.device.type`
 -> `x.device.lower()`, `x.is_cuda` -> `(x.device == "GPU")`, a subclass of nn.LayerNorm whose
-`super().__init__` hands PyTorch's keywords to its base, and the safe-container check: a torch
+`super().__init__` hands PyTorch's keywords to its base, a ModuleList assigned empty and filled by
+append assigned again once filled (tests/port/models/filled_pyramid.py: its checkpoint converts
+with no hand step), and the safe-container check: a torch
 layer reaching a torch container through an expression (a conditional, a name, an attribute,
 list arithmetic, a comprehension, *args of a method, a factory's return) is never fixed as safe."""
 
@@ -28,6 +30,7 @@ from weights.cli_runner import run_commands  # tests/ is on the path (conftest.p
 MODELS = Path(__file__).parent / "models"
 SETTINGS = Settings().merged({"backend": "cpu"}, "test")
 MODEL = "device_aware_gcn"
+PYRAMID = "filled_pyramid"
 
 #: (text a fix writes, the API of the finding it fixes, its safety)
 FIXES = [
@@ -96,8 +99,20 @@ def relu_fix(source: str):
 
 
 @pytest.fixture(scope="module")
-def runs(ported, tmp_path_factory):
-    folder = str(ported[0])
+def pyramid(tmp_path_factory):
+    """The ModuleLists filled by append: fix-all names their parameters by path."""
+    folder = tmp_path_factory.mktemp(PYRAMID)
+    shutil.copy(MODELS / f"{PYRAMID}.py", folder / "pyramid_ref.py")  # one child imports both references
+    text = fix_all((MODELS / f"{PYRAMID}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
+    (folder / "port.py").write_text(text, encoding="utf-8")
+    return folder, text
+
+
+@pytest.fixture(scope="module")
+def runs(ported, pyramid):
+    folder, pyramid_folder = str(ported[0]), str(pyramid[0])
+    save_pyramid = ("import os, sys, torch\nsys.path.insert(0, os.getcwd())\nimport pyramid_ref\ntorch.manual_seed(0)\n"
+                    "torch.save(pyramid_ref.Pyramid().state_dict(), 'pyramid.pth')\n")
     save = ("import sys, torch\nsys.path.insert(0, '.')\nimport reference\ntorch.manual_seed(0)\n"
             "torch.save(reference.DenseGraphConv().state_dict(), 'gcn.pth')\n")
     # The layer reaching the container through an attribute, fixed alone: torch refuses the cell.
@@ -111,6 +126,10 @@ def runs(ported, tmp_path_factory):
                                                 "--input", "2,5,8", "--input", "2,5,5", "--format", "json"]},
         {"id": "convert", "cwd": folder, "prepare": save, "argv": ["convert-weights", "port.py", "gcn.pth", "-o", "gcn.ckpt"]},
         {"id": "probe", "cwd": folder, "prepare": PROBE},
+        {"id": "pyramid check", "cwd": pyramid_folder, "argv": ["port-check", "port.py", "--reference", "pyramid_ref.py", "--input", "1,4,16,16",
+                                                                "--input", "1,8,8,8", "--input", "1,16,4,4", "--format", "json"]},
+        {"id": "pyramid convert", "cwd": pyramid_folder, "prepare": save_pyramid,
+         "argv": ["convert-weights", "port.py", "pyramid.pth", "-o", "pyramid.ckpt"]},
         {"id": "broken", "cwd": folder, "prepare": run_broken},
     ])
 
@@ -150,6 +169,17 @@ def test_the_checkpoint_converts_without_a_hand_written_map(runs, ported):
     assert result["status"] == 0, result
     assert "wrote gcn.ckpt" in result["stdout"], result
     assert (ported[0] / "gcn.ckpt").is_file()
+
+
+def test_lists_filled_by_append_convert_without_a_hand_step(runs, pyramid):
+    """mmdet's FPN: without the re-assignment, both lists name their convolutions 0.weight, ...
+    and convert-weights refuses (duplicate names); with it, the checkpoint is written and loads."""
+    assert "self.lateral_convs = self.lateral_convs" in pyramid[1] and "self.fpn_convs = self.fpn_convs" in pyramid[1]
+    result = runs["pyramid convert"]
+    assert result["status"] == 0, result
+    assert "wrote pyramid.ckpt: 12 parameters" in result["stdout"], result
+    report = json.loads(runs["pyramid check"]["stdout"])
+    assert report["ok"] and len(report["rows"]) == 6 and max(row["difference"] for row in report["rows"]) <= 1e-5, report
 
 
 def test_clone_has_no_cpu_kernel_and_copy_is_a_copy(runs):

@@ -121,6 +121,9 @@ class _Site:
             return None
         if finding.torch_api == self.forward:
             return self._forward(finding, node)
+        if rule.builder == "name-filled-container":
+            fix = self._name_filled_container(rule, node, finding)
+            return None if fix is None else (fix,) + finding.fixes[1:]
         if any(f.safety == Safety.SAFE for f in finding.fixes):
             return None  # the check's own fix (a proven rename or rewrite) comes first and is enough
         builder = getattr(self, "_" + rule.builder.replace("-", "_"))
@@ -403,6 +406,41 @@ class _Site:
         if not isinstance(node, ast.Attribute) or self.call_of(node) is not None:
             return None
         return self._fix(rule, [Edit(self.span(node), rule.option("replacement").format(receiver=self.text(node.value)))])
+
+    def _name_filled_container(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`self.convs = nn.ModuleList()` filled later by `self.convs.append(...)` in the same
+        function: the check's rename, and `self.convs = self.convs` after the last statement that
+        fills it. MindSpore names the parameters of a cell appended to a CellList assigned already
+        relative to the list ("0.weight" in two lists alike); assigning it again names them by
+        their path (measured on 2.10), so a checkpoint tells them apart."""
+        call = self.call_of(node)
+        statement = self.statement_of(node)
+        if call is None or not finding.fixes or not isinstance(statement, ast.Assign) or statement.value is not call \
+                or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0]
+        if not (isinstance(target, ast.Attribute) and _is_self(target.value)):
+            return None
+        written = self.text(target)
+        function = _enclosing_function(statement, self.parents)
+        body = function.body if function is not None else None
+        if body is None or statement not in body:
+            return None
+        fills = rule.option("fill_methods", ())
+        last = None
+        for later in body[body.index(statement) + 1:]:
+            for item in walk(later):
+                if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in fills \
+                        and self.text(item.func.value) == written:
+                    last = later
+        if last is None:
+            return None
+        end = self.span(last)
+        indent = _INDENT.match(self.lines[statement.lineno - 1]).group(0)
+        insert = Edit(Span(end.end_line + 1, 0, end.end_line + 1, 0), f"{indent}{written} = {written}\n")
+        renamed = finding.fixes[0]
+        title = rule.text("title", self.language, rename=renamed.title, name=written)
+        return Fix(title, renamed.safety, renamed.edits + (insert,), renamed.imports, reason=renamed.reason)
 
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:
         if self._method_call(node) is None:

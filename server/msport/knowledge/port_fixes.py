@@ -25,7 +25,7 @@ FILE_NAME = "port_fixes.toml"
 BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
-    "init-to-initializer", "dtype", "class-reference", "result-field-to-index", "device-type", "replace-attribute",
+    "init-to-initializer", "dtype", "class-reference", "result-field-to-index", "device-type", "replace-attribute", "name-filled-container",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
@@ -46,6 +46,7 @@ _OPTIONS = {
     "result-field-to-index": ("fields", "by_keyword"),
     "device-type": ("replacement", "safe_values", *with_translations(("unsafe_title",))),
     "replace-attribute": ("replacement",),
+    "name-filled-container": ("fill_methods",),
     "class-reference": ("partial", *with_translations(("partial_title",))),
 }
 _REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",), "result-field-to-index": ("fields",),
