@@ -31,6 +31,7 @@ MODELS = Path(__file__).parent / "models"
 SETTINGS = Settings().merged({"backend": "cpu"}, "test")
 MODEL = "device_aware_gcn"
 PYRAMID = "filled_pyramid"
+DENSE = "added_layers"
 
 #: (text a fix writes, the API of the finding it fixes, its safety)
 FIXES = [
@@ -109,8 +110,20 @@ def pyramid(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def runs(ported, pyramid):
-    folder, pyramid_folder = str(ported[0]), str(pyramid[0])
+def dense(tmp_path_factory):
+    """Layers registered by add_module in a loop: fix-all names their parameters by path."""
+    folder = tmp_path_factory.mktemp(DENSE)
+    shutil.copy(MODELS / f"{DENSE}.py", folder / "dense_ref.py")
+    text = fix_all((MODELS / f"{DENSE}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
+    (folder / "port.py").write_text(text, encoding="utf-8")
+    return folder, text
+
+
+@pytest.fixture(scope="module")
+def runs(ported, pyramid, dense):
+    folder, pyramid_folder, dense_folder = str(ported[0]), str(pyramid[0]), str(dense[0])
+    save_dense = ("import os, sys, torch\nsys.path.insert(0, os.getcwd())\nimport dense_ref\ntorch.manual_seed(0)\n"
+                  "torch.save(dense_ref.DenseBlock().state_dict(), 'dense.pth')\n")
     save_pyramid = ("import os, sys, torch\nsys.path.insert(0, os.getcwd())\nimport pyramid_ref\ntorch.manual_seed(0)\n"
                     "torch.save(pyramid_ref.Pyramid().state_dict(), 'pyramid.pth')\n")
     save = ("import sys, torch\nsys.path.insert(0, '.')\nimport reference\ntorch.manual_seed(0)\n"
@@ -131,6 +144,9 @@ def runs(ported, pyramid):
         {"id": "pyramid convert", "cwd": pyramid_folder, "prepare": save_pyramid,
          "argv": ["convert-weights", "port.py", "pyramid.pth", "-o", "pyramid.ckpt"]},
         {"id": "broken", "cwd": folder, "prepare": run_broken},
+        {"id": "dense check", "cwd": dense_folder, "argv": ["port-check", "port.py", "--reference", "dense_ref.py", "--input", "1,4,6,6",
+                                                            "--format", "json"]},
+        {"id": "dense convert", "cwd": dense_folder, "prepare": save_dense, "argv": ["convert-weights", "port.py", "dense.pth", "-o", "dense.ckpt"]},
     ])
 
 
@@ -180,6 +196,32 @@ def test_lists_filled_by_append_convert_without_a_hand_step(runs, pyramid):
     assert "wrote pyramid.ckpt: 12 parameters" in result["stdout"], result
     report = json.loads(runs["pyramid check"]["stdout"])
     assert report["ok"] and len(report["rows"]) == 6 and max(row["difference"] for row in report["rows"]) <= 1e-5, report
+
+
+def test_layers_added_by_add_module_convert_without_a_hand_step(runs, dense):
+    """torchvision's DenseNet style: insert_child_to_cell would leave every layer's parameters
+    named weight/bias (convert-weights refuses); setattr names them by path, so the checkpoint
+    is written, loads, and the port matches in both modes."""
+    text = dense[1]
+    assert ".add_module(" not in text and 'setattr(self, "denselayer%d" % (i + 1), layer)' in text, text
+    assert 'setattr(self, "fuse", ' in text, text
+    assert not Analyzer().analyze(text, SETTINGS).findings
+    result = runs["dense convert"]
+    assert result["status"] == 0, result
+    assert "wrote dense.ckpt: 8 parameters" in result["stdout"], result
+    report = json.loads(runs["dense check"]["stdout"])
+    assert report["ok"] and {row["mode"] for row in report["rows"]} == {"pynative", "graph"}, report
+    assert max(row["difference"] for row in report["rows"]) <= 1e-5, report
+
+
+def test_add_module_is_fixed_safe_only_on_self_with_both_arguments():
+    source = ("import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.add_module('a', nn.ReLU())\n        self.add_module(*('b', nn.ReLU()))\n")
+    findings = [f for f in Analyzer().analyze(source, SETTINGS).findings if f.torch_api == "torch.nn.Module.add_module"]
+    by_line = {f.span.start_line: f.fixes for f in findings}
+    assert [fix.safety for fix in by_line[6]] == [Safety.SAFE], by_line
+    assert "setattr(self, 'a', nn.ReLU())" in apply_fix(source, by_line[6][0])
+    assert not any("setattr" in apply_fix(source, fix) for fix in by_line.get(7, ())), by_line
 
 
 def test_clone_has_no_cpu_kernel_and_copy_is_a_copy(runs):

@@ -26,6 +26,7 @@ BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
     "init-to-initializer", "dtype", "class-reference", "result-field-to-index", "device-type", "replace-attribute", "name-filled-container",
+    "add-module-setattr",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
