@@ -56,7 +56,7 @@ FIXES = [
 #: still have a finding. Import lines are left out (an import still used is not an idiom).
 IDIOMS = [r"\btorch\.", r"\.size\(", r"\.detach\(\)", r"\.named_(parameters|modules|children)\(", r"\)\.(values|indices)\b",
           r"\.cuda\(", r"\.cpu\(\)", r"\.to\(", r"\.repeat\(", r"\.[a-z]+_\(", r"\bF\.normalize\(", r"\.Module\b",
-          r"\.extend\(\(?[\w.]+\(.*\bfor\b", r"super\(\)\.__init__\(.*\belementwise_affine=", r"\.is_cuda\b", r"\.device\.type\b"]
+          r"\.extend\(\(?[\w.]+\(.*\bfor\b", r"super\(\)\.__init__\(.*\belementwise_affine=", r"\.is_cuda\b", r"\.device\.type\b", r"\.add_module\("]
 
 
 @pytest.fixture(scope="module")
