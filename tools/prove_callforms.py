@@ -147,9 +147,11 @@ def generic_apis(form, knowledge, probe: Dict) -> List[str]:
         if ".Tensor." in name or short.startswith("_") or name.endswith("*") or any(w in short.lower() for w in NOT_PROVABLE):
             continue
         verdict = knowledge.verdict(name, VERSION, BACKEND)
-        if verdict is None or verdict.status != "equivalent" or not verdict.mindspore:
-            continue
         own_example = name in dict(form.example)
+        # A divergent API is run only with the call the form's example gives it: its divergence
+        # may be just the keyword the form rewrites (torch.log_softmax's dim is MindSpore's axis).
+        if verdict is None or not verdict.mindspore or verdict.status not in (("equivalent", "divergent") if own_example else ("equivalent",)):
+            continue
         if not own_example and (probe["apis"].get(verdict.mindspore) != "ok" or verdict.mindspore not in probe.get("ran_with", {})):
             continue
         torch_params = {p.lstrip("*") for p in (knowledge_params(name) or ())}
@@ -157,7 +159,7 @@ def generic_apis(form, knowledge, probe: Dict) -> List[str]:
         target_params = {p.lstrip("*") for p in (target[1] or ())} if target else None
         if target_params is None or {"args", "kwargs"} & target_params:
             continue
-        if keyword and (keyword not in torch_params or keyword in target_params):
+        if keyword and keyword != "*" and (keyword not in torch_params or keyword in target_params):
             continue
         if form.condition("varargs"):
             params = knowledge_params(name) or ()
@@ -262,7 +264,8 @@ def judge_source(source: str, torch_name: str, knowledge):
     if call is None:
         return None
     verdict = knowledge.verdict(torch_name, VERSION, BACKEND)
-    signature = signature_for(torch_name, verdict.mindspore, VERSION)
+    # With the rule's keyword renames, as the check passes them (a renamed keyword is not lacking).
+    signature = signature_for(torch_name, verdict.mindspore, VERSION, verdict.renames)
     short = torch_name.rpartition(".")[2]
     hints = default_callforms().dtype_hints
     function = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)

@@ -121,6 +121,9 @@ class _Site:
             return None
         if finding.torch_api == self.forward:
             return self._forward(finding, node)
+        if rule.builder == "name-filled-container":
+            fix = self._name_filled_container(rule, node, finding)
+            return None if fix is None else (fix,) + finding.fixes[1:]
         if any(f.safety == Safety.SAFE for f in finding.fixes):
             return None  # the check's own fix (a proven rename or rewrite) comes first and is enough
         builder = getattr(self, "_" + rule.builder.replace("-", "_"))
@@ -380,6 +383,83 @@ class _Site:
                          field=parent.attr, index=index, method=node.attr)
 
     # -- cell methods --------------------------------------------------------------
+    def _device_type(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`x.device.type` -> `x.device.lower()`: MindSpore's x.device is a string ('CPU'), which
+        has no .type; lowered, it reads 'cpu' where PyTorch's type does. Safe where the result is
+        compared with a name both packages spell alike (rules: safe_values); 'cuda' is 'gpu'."""
+        parent = self.parents.get(id(node))
+        if not isinstance(node, ast.Attribute) or not isinstance(parent, ast.Attribute) or parent.attr != "type" or parent.value is not node:
+            return None
+        name = attribute_name_span(node, self.lines)
+        end = self.span(parent)
+        edit = Edit(Span(name.start_line, name.start_col, end.end_line, end.end_col), rule.option("replacement"))
+        compared = self.parents.get(id(parent))
+        values = [c.value for c in (compared.comparators + [compared.left] if isinstance(compared, ast.Compare) else [])
+                  if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        if values and all(v in rule.option("safe_values", ()) for v in values) \
+                and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in compared.ops):
+            return self._fix(rule, [edit])
+        return self._fix(rule, [edit], safe=False, title=rule.text("unsafe_title", self.language))
+
+    def _replace_attribute(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`x.is_cuda` -> an expression of the receiver (`(x.device == "GPU")`)."""
+        if not isinstance(node, ast.Attribute) or self.call_of(node) is not None:
+            return None
+        return self._fix(rule, [Edit(self.span(node), rule.option("replacement").format(receiver=self.text(node.value)))])
+
+    def _add_module_setattr(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`self.add_module(name, layer)` -> `setattr(self, name, layer)`. MindSpore's
+        insert_child_to_cell registers the cell but leaves its parameters named as the cell
+        names them ("weight" in every layer alike, measured on 2.10), so no checkpoint can tell
+        them apart; setattr names them by their path, as PyTorch's add_module does."""
+        call = self._method_call(node)
+        if call is None or not _is_self(node.value) or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        given = dict(zip(("name", "module"), call.args))
+        for keyword in call.keywords:
+            if keyword.arg not in ("name", "module") or keyword.arg in given:
+                return None
+            given[keyword.arg] = keyword.value
+        if set(given) != {"name", "module"}:
+            return None
+        written = f"setattr({self.text(node.value)}, {self.text(given['name'])}, {self.text(given['module'])})"
+        return self._fix(rule, [Edit(self.span(call), written)])
+
+    def _name_filled_container(self, rule: PortFix, node, finding) -> Optional[Fix]:
+        """`self.convs = nn.ModuleList()` filled later by `self.convs.append(...)` in the same
+        function: the check's rename, and `self.convs = self.convs` after the last statement that
+        fills it. MindSpore names the parameters of a cell appended to a CellList assigned already
+        relative to the list ("0.weight" in two lists alike); assigning it again names them by
+        their path (measured on 2.10), so a checkpoint tells them apart."""
+        call = self.call_of(node)
+        statement = self.statement_of(node)
+        if call is None or not finding.fixes or not isinstance(statement, ast.Assign) or statement.value is not call \
+                or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0]
+        if not (isinstance(target, ast.Attribute) and _is_self(target.value)):
+            return None
+        written = self.text(target)
+        function = _enclosing_function(statement, self.parents)
+        body = function.body if function is not None else None
+        if body is None or statement not in body:
+            return None
+        fills = rule.option("fill_methods", ())
+        last = None
+        for later in body[body.index(statement) + 1:]:
+            for item in walk(later):
+                if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in fills \
+                        and self.text(item.func.value) == written:
+                    last = later
+        if last is None:
+            return None
+        end = self.span(last)
+        indent = _INDENT.match(self.lines[statement.lineno - 1]).group(0)
+        insert = Edit(Span(end.end_line + 1, 0, end.end_line + 1, 0), f"{indent}{written} = {written}\n")
+        renamed = finding.fixes[0]
+        title = rule.text("title", self.language, rename=renamed.title, name=written)
+        return Fix(title, renamed.safety, renamed.edits + (insert,), renamed.imports, reason=renamed.reason)
+
     def _rename_method(self, rule: PortFix, node, finding) -> Optional[Fix]:
         if self._method_call(node) is None:
             return None

@@ -25,7 +25,8 @@ FILE_NAME = "port_fixes.toml"
 BUILDERS = (
     "size-to-shape", "repeat-to-tile", "wrap-in-function", "inplace-rebind", "drop-device-move", "to-device-or-dtype",
     "rename-method", "replace-call", "modules-to-cells", "train-to-set-train", "helper-function", "remove-grad-context",
-    "init-to-initializer", "dtype", "class-reference", "result-field-to-index",
+    "init-to-initializer", "dtype", "class-reference", "result-field-to-index", "device-type", "replace-attribute", "name-filled-container",
+    "add-module-setattr",
 )
 SAFETIES = ("safe", "unsafe")
 #: Fields every entry may have; the rest are the builder's own (kept as ``options``).
@@ -44,9 +45,13 @@ _OPTIONS = {
     "init-to-initializer": ("module", "alias"),
     "dtype": ("dtypes",),
     "result-field-to-index": ("fields", "by_keyword"),
+    "device-type": ("replacement", "safe_values", *with_translations(("unsafe_title",))),
+    "replace-attribute": ("replacement",),
+    "name-filled-container": ("fill_methods",),
     "class-reference": ("partial", *with_translations(("partial_title",))),
 }
 _REQUIRED = {"dtype": ("dtypes",), "init-to-initializer": ("module", "alias"), "wrap-in-function": ("function",), "rename-method": ("method",), "replace-call": ("replacement",), "helper-function": ("helper",), "result-field-to-index": ("fields",),
+             "device-type": ("replacement", "safe_values"), "replace-attribute": ("replacement",),
              "remove-grad-context": ("stop_function",), "to-device-or-dtype": ("dtype_apis",)}
 _INIT_FIELDS = ("class", "params", "defaults", "map", "symmetric")
 _HELPER_FIELDS = ("imports", "code", "unsupported", "random", "random_zh-CN")
@@ -107,6 +112,13 @@ class ParameterRules:
     message: RuleText = RuleText("")
     title: RuleText = RuleText("")
     mixed_message: RuleText = RuleText("")
+    # A subclass of a layer handing PyTorch's keywords to the base's __init__ ([parameters]).
+    init_message: RuleText = RuleText("")
+    init_title: RuleText = RuleText("")
+    init_renamed: RuleText = RuleText("")
+    init_dropped: RuleText = RuleText("")
+    init_tuple: RuleText = RuleText("")
+    layers_tuple_first: Tuple[str, ...] = ()  # MindSpore layers whose first parameter is a tuple
 
 
 @dataclass(frozen=True)
@@ -176,9 +188,12 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
         helper = fix.option("helper")
         if helper is not None and helper not in helpers:
             problems.append(RuleProblem(FILE_NAME, f"fix ({fix.builder})", "helper", f"no [helpers.{helper}] table"))
-    parameters = read_texts(data.get("parameters", {}), FILE_NAME, "[parameters]", ("message", "title", "mixed_message"), problems)
+    table = data.get("parameters", {})
+    parameters = read_texts(table, FILE_NAME, "[parameters]", ("message", "title", "mixed_message", "init_message", "init_title", "init_renamed",
+                                                                "init_dropped", "init_tuple"), problems, others=("layers_tuple_first",))
+    tuple_first = tuple(table.get("layers_tuple_first", ())) if isinstance(table, Mapping) else ()
     return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
-                        ParameterRules(**parameters), tuple(problems))
+                        ParameterRules(**parameters, layers_tuple_first=tuple_first), tuple(problems))
 
 
 def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:

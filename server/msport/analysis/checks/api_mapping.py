@@ -20,6 +20,7 @@ from ...knowledge.searched import searched_counterpart
 from ...knowledge.signatures import torch_defaults
 from ...knowledge.model import Verdict
 from ...knowledge.proven import covered, shape_of
+from ..container_reach import ContainerReach
 from ..call_forms import Bound, CallVerdict, Site, judge_call, render, signature_for
 from ..dtype_hints import DtypeOracle
 from ..names import Instance, Ref, is_layer_class, names_tensor_method
@@ -421,34 +422,14 @@ class ApiMappingCheck(Check):
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
     def _in_torch_container(self, call: ast.Call, parents, collected: bool = False) -> bool:
-        """The call's value goes straight into a torch container (nn.Sequential(..., nn.ReLU()));
-        with *collected*, also a torch layer gathered in a plain list (for a fix's safety)."""
-        forms = default_callforms()
-        containers = forms.torch_containers
-        child, parent = call, parents.get(id(call))
-        # Through literals, unpacking, comprehensions and the calls that only build a container's
-        # argument: nn.ModuleList([nn.Conv2d(...) for ...]), nn.Sequential(OrderedDict([...])).
-        while isinstance(parent, (ast.List, ast.Tuple, ast.keyword, ast.Dict, ast.Starred, ast.ListComp, ast.GeneratorExp)) \
-                or (isinstance(parent, ast.Call) and child is not parent.func and self._builds_container(parent)):
-            child, parent = parent, parents.get(id(parent))
-        if collected and isinstance(parent, (ast.AugAssign, ast.Assign)) and child is parent.value and child is not call:
-            # `layers += [nn.ReLU()]`, `layers = [nn.Conv2d(...), nn.ReLU()]`: a torch layer collected in a
-            # plain list is collected for a container, like one appended (below).
-            return self._is_torch_layer(call)
-        if not isinstance(parent, ast.Call) or child is parent.func:
-            return False
-        named = self.qualified(parent.func)
-        if named in containers:
-            return True
-        if isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend", "add_module", "insert"):
-            value = self.infer(parent.func.value)
-            if isinstance(value, Instance):
-                return value.cls in containers
-            # A torch layer collected in a plain list (`modules.append(nn.Tanh())`) is collected for
-            # a container (sb3's create_mlp returns it for nn.Sequential(*modules)): a MindSpore cell
-            # there would end up in a torch module, so its fix is not safe on its own.
-            return self._is_torch_layer(call)
-        return False
+        """The call's value reaches a torch container (nn.Sequential(..., nn.ReLU()), through any
+        expression, name or function of the file: container_reach); with *collected*, also a torch
+        layer gathered in a plain list display (for a fix's safety)."""
+        def container_of(value):
+            return value.cls in default_callforms().torch_containers if isinstance(value, Instance) else None
+        reach = ContainerReach(self.chunk.tree, parents, default_callforms().torch_containers, self.qualified,
+                               self._builds_container, self.infer, container_of)
+        return reach.reaches(call, self._is_torch_layer(call), collected)
 
     def _builds_container(self, call: ast.Call) -> bool:
         builders = default_callforms().container_builders
