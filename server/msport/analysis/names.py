@@ -580,12 +580,21 @@ class ScopeVisitor(Visitor):
     def evidently_tensor(self, method: ast.Attribute, called: bool = False) -> Optional[TensorValue]:
         """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`; *called*:
         `x.size(0)` too) when nothing else says what it is: a tensor of the module's framework."""
-        evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls)
+        evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls) \
+            or id(method.value) in self._chained_tensors()
         if evidence and not (
                 isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()) and not self._shown_not_tensor(method.value):
             framework = self.module_framework()
             return TensorValue(framework) if framework else None
         return None
+
+    def _chained_tensors(self) -> FrozenSet[int]:
+        """Receivers the calls made on them show to be tensors, in the function being walked
+        (chained_tensors)."""
+        scope: Optional[Scope] = self.scope
+        while scope is not None and scope.function is None:
+            scope = scope.parent
+        return chained_tensors(scope.function, self) if scope is not None else frozenset()
 
     def _shown_not_tensor(self, receiver: ast.AST) -> bool:
         """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, a
@@ -845,6 +854,10 @@ class ScopeVisitor(Visitor):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
                 and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
             ]
+            registered = _registered_tensors(statements, self_name)
+            for attr in registered:
+                # `self.register_buffer("codebook", t)`: the layer's attribute is a tensor.
+                attributes.setdefault(attr, TensorValue(self.module_framework() or "torch"))
             if not assigned:
                 continue
             self.scope = Scope(parent=outer, self_name=self_name)
@@ -999,7 +1012,7 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in params:
-                if func.attr in facts.tensor_evidence_methods or func.attr in facts.tensor_evidence_calls:
+                if call_shows_tensor(node, visitor.knowledge):
                     used.add(func.value.id)
                 continue
             if not node.args:
@@ -1018,6 +1031,62 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
                 used.add(node.value.id)
     found = frozenset(used)
     function.__dict__[_TENSOR_PARAMS] = found
+    return found
+
+
+def call_shows_tensor(call: ast.Call, knowledge: KnowledgeBase) -> bool:
+    """Whether calling this method shows its receiver is a tensor (rules/tensors.toml): a method
+    only tensors have (`v.unsqueeze(0)`), `size` called (`x.size(1)`), an in-place tensor method
+    (`w.copy_(v)`, `b.zero_()`: NumPy, lists and layers have none but the listed exceptions), or
+    `view` given a size (`x.view(-1, 4)`: NumPy's view takes a dtype)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    facts, name = knowledge.tensors, func.attr
+    if name in facts.tensor_evidence_methods or name in facts.tensor_evidence_calls:
+        return True
+    if name.endswith("_") and not name.startswith("_") and name not in facts.inplace_evidence_exceptions:
+        return knowledge.torch_apis.get(f"{facts.tensor_class['torch']}.{name}") == "method"
+    return name in facts.tensor_evidence_size_calls and any(_is_int_literal(a) for a in call.args)
+
+
+def _is_int_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+_CHAINED = "_msport_chained_tensors"  # memo on the function node: every check asks
+
+
+def chained_tensors(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[int]:
+    """ids of the receivers in *function* that a call made on them shows to be tensors, whatever
+    they are made of (`targets["heatmap"].eq(1).sum(1).gt(0).unsqueeze(1)`, `w.copy_(v)`), and,
+    back along a chain of tensor methods, every receiver whose method gave such a tensor: in
+    `out["scores"].float().cpu().numpy()` numpy's receiver is a tensor, and only a tensor's cpu()
+    and float() give one, so `out["scores"]` is a tensor too. Not through subscripts or
+    operators (a list of tensors indexed gives a tensor; so does `a - b` when only one is)."""
+    found = function.__dict__.get(_CHAINED)
+    if found is not None:
+        return found
+    knowledge = visitor.knowledge
+    facts = knowledge.tensors
+    method = f"{facts.tensor_class['torch']}."
+    marked: Set[int] = set()
+    for node in walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_shows_tensor(node, knowledge)):
+            continue
+        receiver = node.func.value
+        while id(receiver) not in marked:
+            marked.add(id(receiver))
+            if not (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)):
+                break
+            name = receiver.func.attr
+            if name in facts.non_tensor_methods or knowledge.torch_apis.get(method + name) != "method":
+                break
+            receiver = receiver.func.value  # its method gave a tensor: it is one
+    found = frozenset(marked)
+    function.__dict__[_CHAINED] = found
     return found
 
 
@@ -1061,6 +1130,23 @@ def _assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
                     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == first:
                         names.add(node.attr)
         found = cls.__dict__[_ASSIGNED] = frozenset(names)
+    return found
+
+
+#: Layer methods that make an attribute of the layer a tensor, named by their first argument.
+_REGISTERS = frozenset({"register_buffer", "register_parameter"})
+
+
+def _registered_tensors(statements: List[ast.AST], self_name: str) -> List[str]:
+    """Attributes a method registers as buffers or parameters (`self.register_buffer("mask", m)`),
+    unless it registers None there."""
+    found = []
+    for stmt in statements:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTERS
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == self_name and len(call.args) >= 2
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) and not _is_none(call.args[1])):
+            found.append(call.args[0].value)
     return found
 
 

@@ -84,6 +84,9 @@ class Prov:
     #: for a call that omits any of them. This summary is for calls that pass them all
     #: (`length_to_mask(lengths, max_len=x.shape[1])`), which never run that default.
     when_omitted: Optional[Tuple[Tuple[int, ...], "Prov"]] = None
+    #: A dynamic tensor whose data-dependent length is no longer its first axis but its second
+    #: (`edge_index = mask.nonzero().t()`): a row of it (`edge_index[0]`) keeps that length.
+    transposed: bool = False
 
     @property
     def data(self) -> bool:
@@ -924,7 +927,7 @@ class ProvenanceVisitor(ScopeVisitor):
         positional = target.arguments(node)
         chosen: List[ast.expr] = []
         for position in trigger.positions:
-            if position < len(positional):
+            if position < len(positional) and (not trigger.sequences or isinstance(positional[position], (ast.Tuple, ast.List))):
                 chosen.append(positional[position])
         if trigger.rest and trigger.positions:
             chosen.extend(positional[max(trigger.positions) + 1:])
@@ -972,6 +975,8 @@ class ProvenanceVisitor(ScopeVisitor):
         if node.attr in self.vocab.shape_attributes:
             return shape_of(base)
         if base.tensor or isinstance(self.infer(node.value), TensorValue):
+            if node.attr in self.vocab.transpose_attributes and base.dynamic:
+                return replace(base, transposed=not base.transposed)
             if node.attr in _SHAPE_KEEPING_ATTRIBUTES:
                 return base
             if node.attr in self.facts.non_tensor_attributes:
@@ -1002,6 +1007,8 @@ class ProvenanceVisitor(ScopeVisitor):
         if hit is None and base.dynamic and self._scalar_index(_index_elements(node.slice)[0]):
             if base.index_tuple:
                 return replace(base, index_tuple=False, items=(), mask=False)  # where(m)[0]: one index tensor
+            if base.transposed:
+                return replace(base, transposed=False, items=(), mask=False)  # nonzero(m).t()[0]: N row indices
             # One element along the first axis, the one whose length follows the data (rows of
             # nonzero, x[mask], unique): what is left has a fixed shape (where(m)[0][0], nonzero(m)[0]).
             dynamic = False
@@ -1203,7 +1210,13 @@ class ProvenanceVisitor(ScopeVisitor):
         if reduction and kind == Kind.DATA:
             origin = self.origin(node)  # mask.sum(): where a count or a condition comes from
         deps = frozenset() if reduction else _all_value_deps(args)
-        return Prov(kind, framework or "torch", dynamic, mask, origin, deps)
+        transposed = False
+        if dynamic and receiver is not None and receiver.dynamic and short in self.vocab.transpose_methods and (
+                short == "t" or len(explicit) == 2):
+            transposed = not receiver.transposed  # nonzero(m).t(): the length moves to the second axis
+        elif dynamic and receiver is not None and short in self.vocab.mask_preserving_methods and short not in self.vocab.transpose_methods:
+            transposed = receiver.transposed  # .contiguous(), .long() keep the layout
+        return Prov(kind, framework or "torch", dynamic, mask, origin, deps, transposed=transposed)
 
     def _shape_held(self, node: ast.Call, target: CallTarget, receiver: Optional[Prov]) -> bool:
         """Whether a tensor method is called on a shape (the receiver's provenance is static
