@@ -113,3 +113,29 @@ def test_one_index_tensor_of_nonzero_as_tuple_keeps_the_datas_length():
 def test_numpy_values_are_not_tensors():
     seen = provenance("a = x.numpy()\nb = a > 0\nc = np.nonzero(a)")
     assert seen["a"].tensor is None and not seen["b"].mask and seen["c"].kind == Kind.DATA
+
+
+def test_a_row_of_a_transposed_data_length_table_keeps_the_length():
+    # torch_geometric's dense_to_sparse: edge_index = adj.nonzero().t(); edge_index[0] holds one
+    # row index per non-zero element. A row of the table itself (nonzero(m)[0]) is two numbers.
+    seen = provenance(
+        "e = (x > 0).nonzero().t()\na = e[0]\nb = (x > 0).nonzero()[0]\nc = (x > 0).nonzero().T[1]\n"
+        "d = (x > 0).nonzero().t().contiguous()[0]\nf = (x > 0).nonzero().t().t()[0]\ng = x.t()[0]")
+    assert [seen[n].dynamic for n in "abcdfg"] == [True, False, True, True, False, False]
+
+
+def test_randint_size_from_data_is_reported_and_its_bound_is_not():
+    # pytorch_metric_learning's triplet sampling: as many random picks as anchors found in the
+    # data; a data-derived upper bound keeps the output's shape.
+    text = (
+        "import torch\nfrom torch import nn\n"
+        "class Miner(nn.Module):\n"
+        "    def forward(self, labels, x):\n"
+        "        anchors = torch.where(labels == 1)[0]\n"
+        "        n = len(anchors)\n"
+        "        picks = torch.randint(0, 5, (n,))\n"  # 7
+        "        bound = torch.randint(int(x.max()) + 1, (4,))\n"  # 8
+        "        return picks, bound\n")
+    result = Analyzer().analyze(text, Settings())
+    lines = {f.span.start_line + 1 for f in result.findings if f.code == "MS210"}
+    assert 7 in lines and 8 not in lines, lines

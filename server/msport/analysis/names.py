@@ -905,12 +905,44 @@ class ScopeVisitor(Visitor):
             self.scope.self_name = node.args.args[0].arg
         self._bind_parameters(node)
         self.enter_function(node)
+        guards = self._tensor_guards(node)
         for stmt in node.body:
             self.visit(stmt)
+            if id(stmt) in guards:
+                # `if not isinstance(x, Tensor): raise ...`, `assert isinstance(x, Tensor)`: past
+                # the guard the name holds a tensor, whatever it held before.
+                self.scope.values[guards[id(stmt)]] = TensorValue(self.module_framework() or "torch")
         self.leave_function(node)
         self.scope = outer
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _tensor_guards(self, node: ast.AST) -> Dict[int, str]:
+        """id of each statement of the function's body that lets only a tensor past it -> the
+        name it tests: `assert isinstance(x, torch.Tensor)`, or `if not isinstance(x, Tensor):`
+        whose body leaves (raise, return) and has no else."""
+        guards: Dict[int, str] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assert):
+                name = self._isinstance_tensor(stmt.test)
+            elif isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not) \
+                    and stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)):
+                name = self._isinstance_tensor(stmt.test.operand)
+            else:
+                continue
+            if name is not None:
+                guards[id(stmt)] = name
+        return guards
+
+    def _isinstance_tensor(self, test: ast.AST) -> Optional[str]:
+        """The name `isinstance(name, Tensor)` tests (every class it names a tensor class)."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0], ast.Name) and not self.scope.lookup("isinstance")[0]):
+            return None
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        if classes and all(qualified_name(c, self.context) in self.facts.tensor_classes for c in classes):
+            return test.args[0].id
+        return None
 
     def _directly_in_class(self, node: ast.AST) -> bool:
         return any(node is stmt for stmt in self.class_stack[-1].body) if self.class_stack else False
