@@ -731,6 +731,12 @@ class ProvenanceVisitor(ScopeVisitor):
                 # angles > t)`). Its shape stays the input's: where it became data-dependent was
                 # reported at the caller, and sizes read off an input are the input's.
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=True), None)
+            elif isinstance(value, TensorValue) and not self.symbolic and passed is not None and passed.dynamic and (
+                    passed.index_tuple or passed.items):
+                # Index tensors of a data-dependent length every caller passes as one tuple (the
+                # pairs `torch.where(same)` found, handed to the loss): reading with them here is a
+                # gather of that length, and their length a data-dependent count.
+                self.bind_name(name, passed, None)
             elif isinstance(value, TensorValue):
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
@@ -843,6 +849,12 @@ class ProvenanceVisitor(ScopeVisitor):
                 method = self.graph.resolve_method(self.current_class(), func.attr) or self._own_method(func.attr)
                 if method:
                     return CallTarget("local", method)
+                stored = [m for m in (self.graph.resolve_method(self.current_class(), name) or self._own_method(name)
+                                      for name in stored_methods(self.class_stack[0]).get(func.attr, ())) if m]
+                if stored:
+                    # `self.loss_method = self.mat_based_loss if c else self.pair_based_loss` in
+                    # __init__: calling the attribute runs one of the methods.
+                    return CallTarget("local", stored[0], also=tuple(stored[1:]))
         value = self.infer(func)
         if isinstance(value, Instance):
             if value.cls.startswith(LOCAL + "."):
@@ -1415,3 +1427,36 @@ def _all_value_deps(provs: Iterable[Prov]) -> FrozenSet[Tuple[str, int]]:
     for prov in provs:
         deps |= value_deps(prov)
     return deps
+
+
+_STORED = "_msport_stored_methods"  # memo on the class node
+
+
+def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
+    """Attributes a method of *cls* binds to methods of the instance (`self.loss_method =
+    self.mat_based_loss if flag else self.pair_based_loss`) -> those methods' names; an attribute
+    also given anything else is left out (it may hold something else when called)."""
+    found = cls.__dict__.get(_STORED)
+    if found is not None:
+        return found
+    stored: Dict[str, List[str]] = {}
+    other: Set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in walk(method):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
+                    continue
+                values = (node.value.body, node.value.orelse) if isinstance(node.value, ast.IfExp) else (node.value,)
+                names = [v.attr for v in values if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == me]
+                if len(names) == len(values):
+                    stored.setdefault(target.attr, []).extend(names)
+                else:
+                    other.add(target.attr)
+    found = {attr: tuple(dict.fromkeys(names)) for attr, names in stored.items() if attr not in other}
+    cls.__dict__[_STORED] = found
+    return found
