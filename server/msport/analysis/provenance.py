@@ -87,6 +87,10 @@ class Prov:
     #: A dynamic tensor whose data-dependent length is no longer its first axis but its second
     #: (`edge_index = mask.nonzero().t()`): a row of it (`edge_index[0]`) keeps that length.
     transposed: bool = False
+    #: The literal None (`mask = None`, a caller passing None): an optional input left out. Where
+    #: it meets a mask (a join of branches or of callers), the other side says what the name is
+    #: whenever it is used as a tensor (`if mask is not None: x[mask]`).
+    none: bool = False
 
     @property
     def data(self) -> bool:
@@ -102,6 +106,7 @@ class Prov:
 
 UNKNOWN = Prov()
 CONST = Prov(Kind.CONST)
+NONE = Prov(Kind.CONST, none=True)
 OPAQUE_ELEMENT = Prov(opaque=True)  # one unpacked element of a layer's result
 
 
@@ -119,7 +124,9 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
     items: Tuple[Prov, ...] = ()
     keys: Tuple[str, ...] = ()
     if keep_items and provs[0].items and all(len(p.items) == len(provs[0].items) for p in provs):
-        items = tuple(join(group, keep_items=True) for group in zip(*(p.items for p in provs)))
+        # Element by element, as for whole values (`(col, row) if flip else (row, col)`).
+        items = tuple(join(group, tensor=next((p.tensor for p in group if p.tensor), None), mask=_masks(group), keep_items=True)
+                      for group in zip(*(p.items for p in provs)))
         if all(p.keys == provs[0].keys for p in provs):
             keys = provs[0].keys
     elements = [p.element for p in provs if p.element is not None]
@@ -129,6 +136,11 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
         kind = Kind.DATA
     return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs), element=element, keys=keys,
                 sized=any(p.sized for p in provs))
+
+
+def _masks(provs: Sequence[Prov]) -> bool:
+    """Whether values that meet (branches, callers) are a mask: every one that is not None is."""
+    return any(p.mask for p in provs) and all(p.mask or p.none for p in provs)
 
 
 def join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
@@ -144,7 +156,7 @@ def join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> T
             joined.append(None)
             continue
         tensor = next((p.tensor for p in provs if p.tensor), None)
-        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
+        joined.append(join(provs, tensor=tensor, mask=_masks(provs)))
     return tuple(joined)
 
 
@@ -682,7 +694,7 @@ class ProvenanceVisitor(ScopeVisitor):
             elif a is b:
                 merged[name] = a
             else:
-                prov = join([a[0], b[0]], tensor=a[0].tensor or b[0].tensor, mask=a[0].mask and b[0].mask, keep_items=True)
+                prov = join([a[0], b[0]], tensor=a[0].tensor or b[0].tensor, mask=_masks([a[0], b[0]]), keep_items=True)
                 merged[name] = (prov, a[1] if a[1] == b[1] else self.fresh_signature(name))
         return merged
 
@@ -961,9 +973,10 @@ class ProvenanceVisitor(ScopeVisitor):
         return method(node) if method is not None else UNKNOWN
 
     def _eval_Constant(self, node: ast.Constant) -> Prov:
-        return CONST
+        return NONE if node.value is None else CONST
 
-    _eval_JoinedStr = _eval_Constant
+    def _eval_JoinedStr(self, node: ast.JoinedStr) -> Prov:
+        return CONST
 
     def _eval_Name(self, node: ast.Name) -> Prov:
         binding = self.lookup(node.id)
@@ -1313,7 +1326,7 @@ class ProvenanceVisitor(ScopeVisitor):
 
     def _eval_IfExp(self, node: ast.IfExp) -> Prov:
         a, b = self.evaluate(node.body), self.evaluate(node.orelse)
-        return join([a, b], tensor=a.tensor or b.tensor, mask=a.mask and b.mask, keep_items=True)
+        return join([a, b], tensor=a.tensor or b.tensor, mask=_masks([a, b]), keep_items=True)
 
     def _eval_Tuple(self, node) -> Prov:
         items = tuple(self.evaluate(e) for e in node.elts)
