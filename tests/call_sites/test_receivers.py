@@ -260,6 +260,30 @@ CASES = {
         "    return x.chunk(n), y.sort()\n",  # 8
         (8, "chunk"), (8, "sort"),
     ),
+    # yolov5 / ultralytics heads: outputs gathered in a list literal, read by index and by a
+    # loop; a list of names (strings) read the same way is no tensor.
+    "list of tensors": (
+        "import torch\n"
+        "def heads(x: torch.Tensor, names):\n"
+        "    outs = [x, x.flip(1)]\n"
+        "    labels = [names[0], 'bg']\n"
+        "    labels[0].split(',')\n"  # 5: a string
+        "    for o in outs:\n"
+        "        o.float()\n"  # 7
+        "    return outs[-1].float(), outs[:1].count(x)\n",  # 8; outs[:1] is a list
+        (8, "float"), (5, "split"),
+    ),
+    "loop over a list of tensors": (
+        "import torch\n"
+        "def heads(x: torch.Tensor, names):\n"
+        "    outs = (x, x.flip(1))\n"
+        "    for o in outs:\n"
+        "        o.float()\n"  # 5
+        "    for n in (names, 'bg'):\n"
+        "        n.split(',')\n"  # 7: strings
+        "    return outs\n",
+        (5, "float"), (7, "split"),
+    ),
 }
 
 

@@ -410,10 +410,17 @@ class ScopeVisitor(Visitor):
                 index = node.slice
                 if isinstance(index, ast.Constant) and type(index.value) is int and -len(base.values) <= index.value < len(base.values):
                     return base.values[index.value]
+                if not isinstance(index, ast.Slice):
+                    return _all_tensors(base)  # `feats[i]` of `feats = [x, y]`: one of the tensors
                 return None
             if isinstance(base, Instance):
                 return self._contained_layer(base)
             return base if isinstance(base, TensorValue) else None
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and not any(isinstance(e, ast.Starred) for e in node.elts):
+            # `feats = [x, self.pool(x)]`: a list of tensors, its elements and rows typed where
+            # read (`feats[0]`, `for f in feats`). Other literals stay unknown: a list is no tensor.
+            items = Items(tuple(self.infer(e) for e in node.elts))
+            return items if _all_tensors(items) else None
         if isinstance(node, ast.Compare):
             # Comparisons of tensors are boolean tensors (masks).
             for side in (node.left, *node.comparators):
@@ -793,6 +800,8 @@ class ScopeVisitor(Visitor):
         value = self.infer(iterable)
         if isinstance(value, Instance):
             return self._contained_layer(value)
+        if isinstance(value, Items):
+            return _all_tensors(value)
         return value if isinstance(value, TensorValue) else None
 
     def _contained_layer(self, container: Instance) -> Optional[Instance]:
@@ -1206,3 +1215,9 @@ def _is_none(node: ast.AST) -> bool:
 
 def _is_static(node: ast.FunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _all_tensors(items: Items) -> Optional[TensorValue]:
+    """The tensor value every element of *items* is (a list of tensors of one framework), if so."""
+    first = items.values[0] if items.values else None
+    return first if isinstance(first, TensorValue) and all(v == first for v in items.values) else None
