@@ -284,6 +284,16 @@ CASES = {
         "    return outs\n",
         (5, "float"), (7, "split"),
     ),
+    # torch_geometric's reversible GNN frees the storage behind a tensor: the storage's resize_
+    # is no tensor method, though in-place tensor methods are evidence elsewhere.
+    "storage of a tensor": (
+        "import torch\n"
+        "def free(inputs, w):\n"
+        "    inputs[0].storage().resize_(0)\n"  # 3: a storage
+        "    w.copy_(inputs[1])\n"  # 4
+        "    return w\n",
+        (4, "copy_"), (3, "resize_"),
+    ),
 }
 
 

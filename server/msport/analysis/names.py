@@ -604,11 +604,13 @@ class ScopeVisitor(Visitor):
         return chained_tensors(scope.function, self) if scope is not None else frozenset()
 
     def _shown_not_tensor(self, receiver: ast.AST) -> bool:
-        """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, a
-        parameter annotated with another type. A method name alone then says nothing."""
+        """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, what
+        a tensor method returning no tensor gives, a parameter annotated with another type. A method name alone then says nothing."""
         if isinstance(receiver, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
                                  ast.SetComp, ast.JoinedStr)):
             return True
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in self.facts.non_tensor_methods:
+            return True  # `x.storage().resize_(0)`, `t.tolist().count(1)`: what a tensor gives that is no tensor
         if isinstance(receiver, ast.Call) and isinstance(receiver.func, (ast.Name, ast.Attribute)):
             named = qualified_name(receiver.func, self.context)
             return bool(named) and named.split(".", 1)[0] == "numpy"
