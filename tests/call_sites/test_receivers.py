@@ -182,6 +182,118 @@ CASES = {
         "    return t.cpu(), rows\n",  # 4: the parameter, not the row
         (3, "cpu"), (4, "cpu"),
     ),
+    # mmdet corner heads: a heatmap read from a dict of targets, shown to be a tensor by the
+    # chain of tensor methods ending in unsqueeze; a dict's chain ending elsewhere stays silent.
+    "receiver shown by a chain of tensor methods": (
+        "import torch\n"
+        "def offsets(targets, opts):\n"
+        "    hm = targets['heat']\n"
+        "    m = hm.eq(1).sum(1).gt(0).unsqueeze(1)\n"  # 4
+        "    keys = opts['names'].copy()\n"  # 5: copy() shows nothing
+        "    return m, keys\n",
+        (4, "eq"), (5, "copy"),
+    ),
+    # ultralytics predictors: a score tensor of a result dict brought to NumPy.
+    "chain ending in numpy": (
+        "import torch\n"
+        "def scores(out, meta):\n"
+        "    s = out['scores'].float().cpu().numpy()\n"  # 3
+        "    t = meta['size'].float()\n"  # 4: nothing after float
+        "    return s, t\n",
+        (3, "float"), (4, "float"),
+    ),
+    # open_clip weight conversion: an in-place copy into an attribute chain of a block.
+    "in-place method": (
+        "import torch\n"
+        "def load(block, w, cfg):\n"
+        "    block.attn.proj.weight.copy_(w)\n"  # 3
+        "    cfg.items.copy()\n"  # 4: copy (not in place) shows nothing
+        "    block.attn.requires_grad_(False)\n"  # 5: layers have requires_grad_ too
+        "    return cfg\n",
+        (3, "copy_"), (5, "requires_grad_"),
+    ),
+    # yolov5 bias init: view with sizes is a tensor's; NumPy's view takes a dtype.
+    "view with a size": (
+        "import torch\n"
+        "import numpy as np\n"
+        "def init(layers, arr):\n"
+        "    for conv in layers:\n"
+        "        b = conv.bias.view(3, -1)\n"  # 5
+        "    v = arr.view(np.float32)\n"  # 6
+        "    return b, v\n",
+        (5, "view"), (6, "view"),
+    ),
+    # size called on a comprehension variable over a list of tensors (sentence_transformers).
+    "size called": (
+        "import torch\n"
+        "def widest(embeddings, images):\n"
+        "    n = max(e.size(1) for e in embeddings)\n"  # 3
+        "    w = [im.size for im in images]\n"  # 4: PIL's size is a property
+        "    return n, w\n",
+        (3, "size"), (4, "size"),
+    ),
+    # speechbrain quantizers: a buffer registered in __init__ and read in forward.
+    "registered buffer": (
+        "import torch\n"
+        "from torch import nn\n"
+        "class Q(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('codebook', torch.zeros(n, 4))\n"
+        "        self.register_buffer('spare', None)\n"
+        "        self.names = {'a': 1}\n"
+        "    def forward(self, x):\n"
+        "        self.names.values()\n"  # 10: a dict attribute
+        "        return x @ self.codebook.float().t()\n",  # 11
+        (11, "float"), (10, "values"),
+    ),
+    # torch_geometric / kornia: a value past an isinstance guard is a tensor; a guard that lets
+    # lists through says nothing.
+    "isinstance guard": (
+        "from typing import Any\n"
+        "import torch\n"
+        "def split(x: Any, y: Any, n: int):\n"
+        "    if not isinstance(x, torch.Tensor):\n"
+        "        raise TypeError('x')\n"
+        "    if not isinstance(y, (torch.Tensor, list)):\n"
+        "        return [y] * n\n"
+        "    return x.chunk(n), y.sort()\n",  # 8
+        (8, "chunk"), (8, "sort"),
+    ),
+    # yolov5 / ultralytics heads: outputs gathered in a list literal, read by index and by a
+    # loop; a list of names (strings) read the same way is no tensor.
+    "list of tensors": (
+        "import torch\n"
+        "def heads(x: torch.Tensor, names):\n"
+        "    outs = [x, x.flip(1)]\n"
+        "    labels = [names[0], 'bg']\n"
+        "    labels[0].split(',')\n"  # 5: a string
+        "    for o in outs:\n"
+        "        o.float()\n"  # 7
+        "    return outs[-1].float(), outs[:1].count(x)\n",  # 8; outs[:1] is a list
+        (8, "float"), (5, "split"),
+    ),
+    "loop over a list of tensors": (
+        "import torch\n"
+        "def heads(x: torch.Tensor, names):\n"
+        "    outs = (x, x.flip(1))\n"
+        "    for o in outs:\n"
+        "        o.float()\n"  # 5
+        "    for n in (names, 'bg'):\n"
+        "        n.split(',')\n"  # 7: strings
+        "    return outs\n",
+        (5, "float"), (7, "split"),
+    ),
+    # torch_geometric's reversible GNN frees the storage behind a tensor: the storage's resize_
+    # is no tensor method, though in-place tensor methods are evidence elsewhere.
+    "storage of a tensor": (
+        "import torch\n"
+        "def free(inputs, w):\n"
+        "    inputs[0].storage().resize_(0)\n"  # 3: a storage
+        "    w.copy_(inputs[1])\n"  # 4
+        "    return w\n",
+        (4, "copy_"), (3, "resize_"),
+    ),
 }
 
 

@@ -123,6 +123,8 @@ CASES = [
     ("creation-size", "MS210", "varies", "return mint.zeros((int(m.sum()), 2))", "m", [C_A], [C_B]),
     ("creation-size", None, "static", "return mint.zeros((m.shape[0], 2))", "m", [C_A], [C_B]),
     ("eye-size", "MS210", "varies", "return ops.eye(int(m.sum()), 2)", "m", [C_A], [C_B]),
+    ("randint-size", "MS210", "varies", "return ops.randint(0, 5, (int(m.sum()),))", "m", [C_A], [C_B]),
+    ("randint-size", None, "static", "return ops.randint(0, 5, (m.shape[0],))", "m", [C_A], [C_B]),
     ("eye-size", None, "static", "return ops.eye(m.shape[0], 2)", "m", [C_A], [C_B]),
     ("full-size", "MS210", "varies", "return ops.full((int(n),), 1.0)", "n", [i64(3)], [i64(5)]),
     ("full-size", None, "static", "return ops.full((4,), 1.0)", "n", [i64(3)], [i64(5)]),

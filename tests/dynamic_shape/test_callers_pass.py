@@ -122,3 +122,38 @@ def test_an_early_return_on_data_before_a_mask_read_says_why_in_both_languages(a
     assert "it leaves early, before an operation whose output shape depends on the data" in english.message
     (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
     assert "它提前退出" in chinese.message and "静态替代写法：" in chinese.message
+
+
+def test_a_method_stored_on_self_is_called_with_what_the_caller_passes(analyze):
+    # pytorch_metric_learning's pair losses: __init__ picks the method forward calls; the pairs
+    # come from where() in a helper. The look-alike keeps a fixed-length index (argmax rows).
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "def all_pairs(labels):\n"
+        "    same = labels[:, None] == labels[None]\n"
+        "    return torch.where(same)\n"                       # line 7: MS201
+        "\n\n"
+        "class PairLoss(nn.Module):\n"
+        "    def __init__(self, by_matrix):\n"
+        "        super().__init__()\n"
+        "        self.loss_method = self.by_matrix if by_matrix else self.by_pairs\n"
+        "        self.nearest = self.closest\n"
+        "\n"
+        "    def forward(self, emb, labels):\n"
+        "        mat = emb @ emb.t()\n"
+        "        self.nearest(mat, mat.argmax(1))\n"
+        "        return self.loss_method(mat, all_pairs(labels))\n"
+        "\n"
+        "    def by_matrix(self, mat, pairs):\n"
+        "        a, p = pairs\n"
+        "        return (mat * 0).sum()\n"
+        "\n"
+        "    def by_pairs(self, mat, pairs):\n"
+        "        a, p = pairs\n"
+        "        return mat[a, p].sum()\n"                       # line 27: MS205
+        "\n"
+        "    def closest(self, mat, idx):\n"
+        "        return mat[idx]\n"                              # line 30: as many rows as mat
+    )
+    lines = sorted((f.span.start_line + 1, f.code) for f in analyze(text) if f.code.startswith("MS2"))
+    assert lines == [(7, "MS201"), (27, "MS205")], lines

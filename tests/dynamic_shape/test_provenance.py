@@ -113,3 +113,65 @@ def test_one_index_tensor_of_nonzero_as_tuple_keeps_the_datas_length():
 def test_numpy_values_are_not_tensors():
     seen = provenance("a = x.numpy()\nb = a > 0\nc = np.nonzero(a)")
     assert seen["a"].tensor is None and not seen["b"].mask and seen["c"].kind == Kind.DATA
+
+
+def test_a_row_of_a_transposed_data_length_table_keeps_the_length():
+    # torch_geometric's dense_to_sparse: edge_index = adj.nonzero().t(); edge_index[0] holds one
+    # row index per non-zero element. A row of the table itself (nonzero(m)[0]) is two numbers.
+    seen = provenance(
+        "e = (x > 0).nonzero().t()\na = e[0]\nb = (x > 0).nonzero()[0]\nc = (x > 0).nonzero().T[1]\n"
+        "d = (x > 0).nonzero().t().contiguous()[0]\nf = (x > 0).nonzero().t().t()[0]\ng = x.t()[0]")
+    assert [seen[n].dynamic for n in "abcdfg"] == [True, False, True, True, False, False]
+
+
+def test_randint_size_from_data_is_reported_and_its_bound_is_not():
+    # pytorch_metric_learning's triplet sampling: as many random picks as anchors found in the
+    # data; a data-derived upper bound keeps the output's shape.
+    text = (
+        "import torch\nfrom torch import nn\n"
+        "class Miner(nn.Module):\n"
+        "    def forward(self, labels, x):\n"
+        "        anchors = torch.where(labels == 1)[0]\n"
+        "        n = len(anchors)\n"
+        "        picks = torch.randint(0, 5, (n,))\n"  # 7
+        "        bound = torch.randint(int(x.max()) + 1, (4,))\n"  # 8
+        "        return picks, bound\n")
+    result = Analyzer().analyze(text, Settings())
+    lines = {f.span.start_line + 1 for f in result.findings if f.code == "MS210"}
+    assert 7 in lines and 8 not in lines, lines
+
+
+def test_an_optional_mask_reset_to_none_on_one_branch_stays_a_mask():
+    # torch_geometric's dense_to_sparse drops the mask for 2-D inputs (`mask = None`), then reads
+    # with it under `if mask is not None`. A name that is None on one side and an index on the
+    # other (idx) is no mask; neither is one reset to a non-mask tensor (keep).
+    text = (
+        "import torch\nfrom typing import Optional\nfrom torch import Tensor\n\n\n"
+        "def pick(adj: Tensor, mask: Optional[Tensor] = None, idx: Optional[Tensor] = None, keep=None):\n"
+        "    if mask is not None and adj.dim() == 2:\n"
+        "        mask = None\n"
+        "    if idx is not None and adj.dim() == 2:\n"
+        "        idx = None\n"
+        "    if keep is None:\n"
+        "        keep = adj.argmax(-1)\n"
+        "    flat = adj.view(-1, adj.size(-1))\n"
+        "    if mask is not None:\n"
+        "        flat = flat[mask.view(-1)]\n"  # 15
+        "    if idx is not None:\n"
+        "        flat = flat[idx]\n"  # 17
+        "    return flat[keep]\n")  # 18
+    result = Analyzer().analyze(text, Settings())
+    lines = sorted((f.span.start_line + 1, f.code) for f in result.findings if f.code.startswith("MS2"))
+    assert lines == [(15, "MS202")], lines
+
+
+def test_tuples_picked_by_a_condition_keep_what_their_elements_are():
+    # torch_geometric's knn_graph: `row, col = (col, row) if flow == ... else (row, col)` swaps two
+    # index tensors; both stay tensors, so `row != col` is a mask. Swapped shape numbers stay shapes.
+    seen = provenance(
+        "r, c = x.argmax(0), x.argmin(0)\nr, c = (c, r) if self.k else (r, c)\nm = r != c\n"
+        "h, w = x.shape[:2]\nh2, w2 = (w, h) if self.k else (h, w)\n"
+        "k, j = (mask, x) if self.k else (None, x)\nk2, j2 = (mask, mask > 0) if self.k else (x, mask)")
+    assert seen["r"].tensor and seen["c"].tensor and seen["m"].mask
+    assert seen["h2"].kind == Kind.SHAPE and seen["h2"].tensor is None
+    assert seen["k"].mask and not seen["j"].mask and not seen["k2"].mask

@@ -178,13 +178,17 @@ class _Collector(ScopeVisitor):
         if cls is None:
             return
         value = node.value
-        names = [v for v in ((value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,))
-                 if isinstance(v, ast.Name) and v.id in self.function_names and not self.scope.lookup(v.id)[0]]
-        if not names:
+        values = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
+        names = [v for v in values if isinstance(v, ast.Name) and v.id in self.function_names and not self.scope.lookup(v.id)[0]]
+        me = self.scope_self_name()
+        # `self.loss_method = self.pair_based_loss`: a bound method of the instance, called there.
+        methods = [v for v in values if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == me]
+        if not names and not methods:
             return
         for target in node.targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.scope_self_name():
-                self._stored.setdefault((cls, target.attr), []).extend(n.id for n in names)
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
+                self._stored.setdefault((cls, target.attr), []).extend(
+                    [n.id for n in names] + [f"self:{cls}.{m.attr}" for m in methods])
                 self._stored_refs.update(id(n) for n in names)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:

@@ -494,10 +494,17 @@ class ScopeVisitor(Visitor):
                 index = node.slice
                 if isinstance(index, ast.Constant) and type(index.value) is int and -len(base.values) <= index.value < len(base.values):
                     return base.values[index.value]
+                if not isinstance(index, ast.Slice):
+                    return _all_tensors(base)  # `feats[i]` of `feats = [x, y]`: one of the tensors
                 return None
             if isinstance(base, Instance):
                 return self._contained_layer(base)
             return base if isinstance(base, TensorValue) else None
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and not any(isinstance(e, ast.Starred) for e in node.elts):
+            # `feats = [x, self.pool(x)]`: a list of tensors, its elements and rows typed where
+            # read (`feats[0]`, `for f in feats`). Other literals stay unknown: a list is no tensor.
+            items = Items(tuple(self.infer(e) for e in node.elts))
+            return items if _all_tensors(items) else None
         if isinstance(node, ast.Compare):
             # Comparisons of tensors are boolean tensors (masks).
             for side in (node.left, *node.comparators):
@@ -685,19 +692,30 @@ class ScopeVisitor(Visitor):
     def evidently_tensor(self, method: ast.Attribute, called: bool = False) -> Optional[TensorValue]:
         """The receiver of a tensor-only method (`loss_G.backward()`, `(a > b).nonzero()`; *called*:
         `x.size(0)` too) when nothing else says what it is: a tensor of the module's framework."""
-        evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls)
+        evidence = method.attr in self.facts.tensor_evidence_methods or (called and method.attr in self.facts.tensor_evidence_calls) \
+            or id(method.value) in self._chained_tensors()
         if evidence and not (
                 isinstance(method.value, ast.Name) and method.value.id == self.scope_self_name()) and not self._shown_not_tensor(method.value):
             framework = self.module_framework()
             return TensorValue(framework) if framework else None
         return None
 
+    def _chained_tensors(self) -> FrozenSet[int]:
+        """Receivers the calls made on them show to be tensors, in the function being walked
+        (chained_tensors)."""
+        scope: Optional[Scope] = self.scope
+        while scope is not None and scope.function is None:
+            scope = scope.parent
+        return chained_tensors(scope.function, self) if scope is not None else frozenset()
+
     def _shown_not_tensor(self, receiver: ast.AST) -> bool:
-        """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, a
-        parameter annotated with another type. A method name alone then says nothing."""
+        """A receiver the code shows is no tensor: a literal or display, a NumPy call's result, what
+        a tensor method returning no tensor gives, a parameter annotated with another type. A method name alone then says nothing."""
         if isinstance(receiver, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
                                  ast.SetComp, ast.JoinedStr)):
             return True
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in self.facts.non_tensor_methods:
+            return True  # `x.storage().resize_(0)`, `t.tolist().count(1)`: what a tensor gives that is no tensor
         if isinstance(receiver, ast.Call) and isinstance(receiver.func, (ast.Name, ast.Attribute)):
             named = qualified_name(receiver.func, self.context)
             return bool(named) and named.split(".", 1)[0] == "numpy"
@@ -894,6 +912,8 @@ class ScopeVisitor(Visitor):
         value = self.infer(iterable)
         if isinstance(value, Instance):
             return self._contained_layer(value)
+        if isinstance(value, Items):
+            return _all_tensors(value)
         return value if isinstance(value, TensorValue) else None
 
     def _contained_layer(self, container: Instance) -> Optional[Instance]:
@@ -955,6 +975,10 @@ class ScopeVisitor(Visitor):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
                 and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
             ]
+            registered = _registered_tensors(statements, self_name)
+            for attr in registered:
+                # `self.register_buffer("codebook", t)`: the layer's attribute is a tensor.
+                attributes.setdefault(attr, TensorValue(self.module_framework() or "torch"))
             if not assigned:
                 continue
             self.scope = Scope(parent=outer, self_name=self_name)
@@ -1002,12 +1026,44 @@ class ScopeVisitor(Visitor):
             self.scope.self_name = node.args.args[0].arg
         self._bind_parameters(node)
         self.enter_function(node)
+        guards = self._tensor_guards(node)
         for stmt in node.body:
             self.visit(stmt)
+            if id(stmt) in guards:
+                # `if not isinstance(x, Tensor): raise ...`, `assert isinstance(x, Tensor)`: past
+                # the guard the name holds a tensor, whatever it held before.
+                self.scope.values[guards[id(stmt)]] = TensorValue(self.module_framework() or "torch")
         self.leave_function(node)
         self.scope = outer
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _tensor_guards(self, node: ast.AST) -> Dict[int, str]:
+        """id of each statement of the function's body that lets only a tensor past it -> the
+        name it tests: `assert isinstance(x, torch.Tensor)`, or `if not isinstance(x, Tensor):`
+        whose body leaves (raise, return) and has no else."""
+        guards: Dict[int, str] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assert):
+                name = self._isinstance_tensor(stmt.test)
+            elif isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not) \
+                    and stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)):
+                name = self._isinstance_tensor(stmt.test.operand)
+            else:
+                continue
+            if name is not None:
+                guards[id(stmt)] = name
+        return guards
+
+    def _isinstance_tensor(self, test: ast.AST) -> Optional[str]:
+        """The name `isinstance(name, Tensor)` tests (every class it names a tensor class)."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2
+                and isinstance(test.args[0], ast.Name) and not self.scope.lookup("isinstance")[0]):
+            return None
+        classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        if classes and all(qualified_name(c, self.context) in self.facts.tensor_classes for c in classes):
+            return test.args[0].id
+        return None
 
     def _directly_in_class(self, node: ast.AST) -> bool:
         return any(node is stmt for stmt in self.class_stack[-1].body) if self.class_stack else False
@@ -1109,7 +1165,7 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in params:
-                if func.attr in facts.tensor_evidence_methods or func.attr in facts.tensor_evidence_calls:
+                if call_shows_tensor(node, visitor.knowledge):
                     used.add(func.value.id)
                 continue
             if not node.args:
@@ -1128,6 +1184,62 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
                 used.add(node.value.id)
     found = frozenset(used)
     function.__dict__[_TENSOR_PARAMS] = found
+    return found
+
+
+def call_shows_tensor(call: ast.Call, knowledge: KnowledgeBase) -> bool:
+    """Whether calling this method shows its receiver is a tensor (rules/tensors.toml): a method
+    only tensors have (`v.unsqueeze(0)`), `size` called (`x.size(1)`), an in-place tensor method
+    (`w.copy_(v)`, `b.zero_()`: NumPy, lists and layers have none but the listed exceptions), or
+    `view` given a size (`x.view(-1, 4)`: NumPy's view takes a dtype)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    facts, name = knowledge.tensors, func.attr
+    if name in facts.tensor_evidence_methods or name in facts.tensor_evidence_calls:
+        return True
+    if name.endswith("_") and not name.startswith("_") and name not in facts.inplace_evidence_exceptions:
+        return knowledge.torch_apis.get(f"{facts.tensor_class['torch']}.{name}") == "method"
+    return name in facts.tensor_evidence_size_calls and any(_is_int_literal(a) for a in call.args)
+
+
+def _is_int_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+_CHAINED = "_msport_chained_tensors"  # memo on the function node: every check asks
+
+
+def chained_tensors(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[int]:
+    """ids of the receivers in *function* that a call made on them shows to be tensors, whatever
+    they are made of (`targets["heatmap"].eq(1).sum(1).gt(0).unsqueeze(1)`, `w.copy_(v)`), and,
+    back along a chain of tensor methods, every receiver whose method gave such a tensor: in
+    `out["scores"].float().cpu().numpy()` numpy's receiver is a tensor, and only a tensor's cpu()
+    and float() give one, so `out["scores"]` is a tensor too. Not through subscripts or
+    operators (a list of tensors indexed gives a tensor; so does `a - b` when only one is)."""
+    found = function.__dict__.get(_CHAINED)
+    if found is not None:
+        return found
+    knowledge = visitor.knowledge
+    facts = knowledge.tensors
+    method = f"{facts.tensor_class['torch']}."
+    marked: Set[int] = set()
+    for node in walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_shows_tensor(node, knowledge)):
+            continue
+        receiver = node.func.value
+        while id(receiver) not in marked:
+            marked.add(id(receiver))
+            if not (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)):
+                break
+            name = receiver.func.attr
+            if name in facts.non_tensor_methods or knowledge.torch_apis.get(method + name) != "method":
+                break
+            receiver = receiver.func.value  # its method gave a tensor: it is one
+    found = frozenset(marked)
+    function.__dict__[_CHAINED] = found
     return found
 
 
@@ -1174,6 +1286,23 @@ def _assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
     return found
 
 
+#: Layer methods that make an attribute of the layer a tensor, named by their first argument.
+_REGISTERS = frozenset({"register_buffer", "register_parameter"})
+
+
+def _registered_tensors(statements: List[ast.AST], self_name: str) -> List[str]:
+    """Attributes a method registers as buffers or parameters (`self.register_buffer("mask", m)`),
+    unless it registers None there."""
+    found = []
+    for stmt in statements:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTERS
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == self_name and len(call.args) >= 2
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) and not _is_none(call.args[1])):
+            found.append(call.args[0].value)
+    return found
+
+
 def _head_names(node: ast.AST) -> Iterable[str]:
     """The names whose value decides what *node* infers to: `norm_layer` in `norm_layer(c)`,
     `act` in `act`, both sides of `a if c else b` (not the arguments of a call)."""
@@ -1198,3 +1327,9 @@ def _is_none(node: ast.AST) -> bool:
 
 def _is_static(node: ast.FunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _all_tensors(items: Items) -> Optional[TensorValue]:
+    """The tensor value every element of *items* is (a list of tensors of one framework), if so."""
+    first = items.values[0] if items.values else None
+    return first if isinstance(first, TensorValue) and all(v == first for v in items.values) else None

@@ -84,6 +84,13 @@ class Prov:
     #: for a call that omits any of them. This summary is for calls that pass them all
     #: (`length_to_mask(lengths, max_len=x.shape[1])`), which never run that default.
     when_omitted: Optional[Tuple[Tuple[int, ...], "Prov"]] = None
+    #: A dynamic tensor whose data-dependent length is no longer its first axis but its second
+    #: (`edge_index = mask.nonzero().t()`): a row of it (`edge_index[0]`) keeps that length.
+    transposed: bool = False
+    #: The literal None (`mask = None`, a caller passing None): an optional input left out. Where
+    #: it meets a mask (a join of branches or of callers), the other side says what the name is
+    #: whenever it is used as a tensor (`if mask is not None: x[mask]`).
+    none: bool = False
 
     @property
     def data(self) -> bool:
@@ -99,6 +106,7 @@ class Prov:
 
 UNKNOWN = Prov()
 CONST = Prov(Kind.CONST)
+NONE = Prov(Kind.CONST, none=True)
 OPAQUE_ELEMENT = Prov(opaque=True)  # one unpacked element of a layer's result
 
 
@@ -116,7 +124,9 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
     items: Tuple[Prov, ...] = ()
     keys: Tuple[str, ...] = ()
     if keep_items and provs[0].items and all(len(p.items) == len(provs[0].items) for p in provs):
-        items = tuple(join(group, keep_items=True) for group in zip(*(p.items for p in provs)))
+        # Element by element, as for whole values (`(col, row) if flip else (row, col)`).
+        items = tuple(join(group, tensor=next((p.tensor for p in group if p.tensor), None), mask=_masks(group), keep_items=True)
+                      for group in zip(*(p.items for p in provs)))
         if all(p.keys == provs[0].keys for p in provs):
             keys = provs[0].keys
     elements = [p.element for p in provs if p.element is not None]
@@ -126,6 +136,11 @@ def join(provs: Iterable[Prov], *, tensor: Optional[str] = None, mask: bool = Fa
         kind = Kind.DATA
     return Prov(kind, tensor, dynamic, mask, origin, deps, items, index_tuple=any(p.index_tuple for p in provs), element=element, keys=keys,
                 sized=any(p.sized for p in provs))
+
+
+def _masks(provs: Sequence[Prov]) -> bool:
+    """Whether values that meet (branches, callers) are a mask: every one that is not None is."""
+    return any(p.mask for p in provs) and all(p.mask or p.none for p in provs)
 
 
 def join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> Tuple[Optional[Prov], ...]:
@@ -141,7 +156,7 @@ def join_arguments(calls: Iterable[Tuple[Optional[Prov], ...]], count: int) -> T
             joined.append(None)
             continue
         tensor = next((p.tensor for p in provs if p.tensor), None)
-        joined.append(join(provs, tensor=tensor, mask=all(p.mask for p in provs)))
+        joined.append(join(provs, tensor=tensor, mask=_masks(provs)))
     return tuple(joined)
 
 
@@ -679,7 +694,7 @@ class ProvenanceVisitor(ScopeVisitor):
             elif a is b:
                 merged[name] = a
             else:
-                prov = join([a[0], b[0]], tensor=a[0].tensor or b[0].tensor, mask=a[0].mask and b[0].mask, keep_items=True)
+                prov = join([a[0], b[0]], tensor=a[0].tensor or b[0].tensor, mask=_masks([a[0], b[0]]), keep_items=True)
                 merged[name] = (prov, a[1] if a[1] == b[1] else self.fresh_signature(name))
         return merged
 
@@ -728,6 +743,12 @@ class ProvenanceVisitor(ScopeVisitor):
                 # angles > t)`). Its shape stays the input's: where it became data-dependent was
                 # reported at the caller, and sizes read off an input are the input's.
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=True), None)
+            elif isinstance(value, TensorValue) and not self.symbolic and passed is not None and passed.dynamic and (
+                    passed.index_tuple or passed.items):
+                # Index tensors of a data-dependent length every caller passes as one tuple (the
+                # pairs `torch.where(same)` found, handed to the loss): reading with them here is a
+                # gather of that length, and their length a data-dependent count.
+                self.bind_name(name, passed, None)
             elif isinstance(value, TensorValue):
                 self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
@@ -840,6 +861,12 @@ class ProvenanceVisitor(ScopeVisitor):
                 method = self.graph.resolve_method(self.current_class(), func.attr) or self._own_method(func.attr)
                 if method:
                     return CallTarget("local", method)
+                stored = [m for m in (self.graph.resolve_method(self.current_class(), name) or self._own_method(name)
+                                      for name in stored_methods(self.class_stack[0]).get(func.attr, ())) if m]
+                if stored:
+                    # `self.loss_method = self.mat_based_loss if c else self.pair_based_loss` in
+                    # __init__: calling the attribute runs one of the methods.
+                    return CallTarget("local", stored[0], also=tuple(stored[1:]))
         value = self.infer(func)
         if isinstance(value, Instance):
             if value.cls.startswith(LOCAL + "."):
@@ -924,7 +951,7 @@ class ProvenanceVisitor(ScopeVisitor):
         positional = target.arguments(node)
         chosen: List[ast.expr] = []
         for position in trigger.positions:
-            if position < len(positional):
+            if position < len(positional) and (not trigger.sequences or isinstance(positional[position], (ast.Tuple, ast.List))):
                 chosen.append(positional[position])
         if trigger.rest and trigger.positions:
             chosen.extend(positional[max(trigger.positions) + 1:])
@@ -946,9 +973,10 @@ class ProvenanceVisitor(ScopeVisitor):
         return method(node) if method is not None else UNKNOWN
 
     def _eval_Constant(self, node: ast.Constant) -> Prov:
-        return CONST
+        return NONE if node.value is None else CONST
 
-    _eval_JoinedStr = _eval_Constant
+    def _eval_JoinedStr(self, node: ast.JoinedStr) -> Prov:
+        return CONST
 
     def _eval_Name(self, node: ast.Name) -> Prov:
         binding = self.lookup(node.id)
@@ -972,6 +1000,8 @@ class ProvenanceVisitor(ScopeVisitor):
         if node.attr in self.vocab.shape_attributes:
             return shape_of(base)
         if base.tensor or isinstance(self.infer(node.value), TensorValue):
+            if node.attr in self.vocab.transpose_attributes and base.dynamic:
+                return replace(base, transposed=not base.transposed)
             if node.attr in _SHAPE_KEEPING_ATTRIBUTES:
                 return base
             if node.attr in self.facts.non_tensor_attributes:
@@ -1002,6 +1032,8 @@ class ProvenanceVisitor(ScopeVisitor):
         if hit is None and base.dynamic and self._scalar_index(_index_elements(node.slice)[0]):
             if base.index_tuple:
                 return replace(base, index_tuple=False, items=(), mask=False)  # where(m)[0]: one index tensor
+            if base.transposed:
+                return replace(base, transposed=False, items=(), mask=False)  # nonzero(m).t()[0]: N row indices
             # One element along the first axis, the one whose length follows the data (rows of
             # nonzero, x[mask], unique): what is left has a fixed shape (where(m)[0][0], nonzero(m)[0]).
             dynamic = False
@@ -1203,7 +1235,13 @@ class ProvenanceVisitor(ScopeVisitor):
         if reduction and kind == Kind.DATA:
             origin = self.origin(node)  # mask.sum(): where a count or a condition comes from
         deps = frozenset() if reduction else _all_value_deps(args)
-        return Prov(kind, framework or "torch", dynamic, mask, origin, deps)
+        transposed = False
+        if dynamic and receiver is not None and receiver.dynamic and short in self.vocab.transpose_methods and (
+                short == "t" or len(explicit) == 2):
+            transposed = not receiver.transposed  # nonzero(m).t(): the length moves to the second axis
+        elif dynamic and receiver is not None and short in self.vocab.mask_preserving_methods and short not in self.vocab.transpose_methods:
+            transposed = receiver.transposed  # .contiguous(), .long() keep the layout
+        return Prov(kind, framework or "torch", dynamic, mask, origin, deps, transposed=transposed)
 
     def _shape_held(self, node: ast.Call, target: CallTarget, receiver: Optional[Prov]) -> bool:
         """Whether a tensor method is called on a shape (the receiver's provenance is static
@@ -1288,7 +1326,7 @@ class ProvenanceVisitor(ScopeVisitor):
 
     def _eval_IfExp(self, node: ast.IfExp) -> Prov:
         a, b = self.evaluate(node.body), self.evaluate(node.orelse)
-        return join([a, b], tensor=a.tensor or b.tensor, mask=a.mask and b.mask, keep_items=True)
+        return join([a, b], tensor=a.tensor or b.tensor, mask=_masks([a, b]), keep_items=True)
 
     def _eval_Tuple(self, node) -> Prov:
         items = tuple(self.evaluate(e) for e in node.elts)
@@ -1402,3 +1440,36 @@ def _all_value_deps(provs: Iterable[Prov]) -> FrozenSet[Tuple[str, int]]:
     for prov in provs:
         deps |= value_deps(prov)
     return deps
+
+
+_STORED = "_msport_stored_methods"  # memo on the class node
+
+
+def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
+    """Attributes a method of *cls* binds to methods of the instance (`self.loss_method =
+    self.mat_based_loss if flag else self.pair_based_loss`) -> those methods' names; an attribute
+    also given anything else is left out (it may hold something else when called)."""
+    found = cls.__dict__.get(_STORED)
+    if found is not None:
+        return found
+    stored: Dict[str, List[str]] = {}
+    other: Set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in walk(method):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
+                    continue
+                values = (node.value.body, node.value.orelse) if isinstance(node.value, ast.IfExp) else (node.value,)
+                names = [v.attr for v in values if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == me]
+                if len(names) == len(values):
+                    stored.setdefault(target.attr, []).extend(names)
+                else:
+                    other.add(target.attr)
+    found = {attr: tuple(dict.fromkeys(names)) for attr, names in stored.items() if attr not in other}
+    cls.__dict__[_STORED] = found
+    return found

@@ -49,6 +49,9 @@ class TensorFacts:
     tensor_input_parameters: FrozenSet[str] = frozenset()
     tensor_sequence_parameters: FrozenSet[str] = frozenset()
     layer_containers: FrozenSet[str] = frozenset()  # iterating or indexing one gives a layer
+    #: Evidence when called with an integer (x.view(-1, 4)), and in-place methods that are none.
+    tensor_evidence_size_calls: FrozenSet[str] = frozenset()
+    inplace_evidence_exceptions: FrozenSet[str] = frozenset()
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -227,6 +230,8 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         tensor_input_parameters=frozenset(data.get("tensor_input_parameters", ())),
         tensor_sequence_parameters=frozenset(data.get("tensor_sequence_parameters", ())),
         layer_containers=frozenset(data.get("layer_containers", ())),
+        tensor_evidence_size_calls=frozenset(data.get("tensor_evidence_size_calls", ())),
+        inplace_evidence_exceptions=frozenset(data.get("inplace_evidence_exceptions", ())),
     )
 
 

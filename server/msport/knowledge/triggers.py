@@ -28,7 +28,7 @@ FILE_NAME = "dynamic_shape.toml"
 #: The fields of a trigger a person reads, each in English and Simplified Chinese (_zh-CN).
 _TRIGGER_TEXTS = ("construct", "role", "why", "workaround")
 _TRIGGER_FIELDS = (
-    "id", "code", "test", "apis", "primitives", "positions", "names", "rest",
+    "id", "code", "test", "apis", "primitives", "positions", "names", "rest", "sequences",
     "tensors", "outputs", "optional_outputs", *with_translations(_TRIGGER_TEXTS),
 )
 OUTPUT_KINDS = ("data", "input")
@@ -38,7 +38,7 @@ _PROVENANCE_FIELDS = (
     "mask_functions", "mask_methods", "bool_reductions", "index_tuple_keywords", "mask_preserving_methods", "cast_methods", "cast_functions",
     "cast_primitives", "bool_dtypes", "shape_preserving_methods", "shape_preserving_functions", "concat_functions", "value_modules",
     "mask_parameter_names", "scalar_parameter_names", "mask_preserving_functions", "loss_functions",
-    "fixed_count_methods",
+    "fixed_count_methods", "transpose_methods", "transpose_attributes",
 )
 BRANCH_REASONS = (
     "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "iterates_dynamic", "exits_before_dynamic", "loop_grows", "side_dynamic", "sides_differ",
@@ -79,6 +79,9 @@ class Trigger:
     tensors: bool = True
     outputs: Tuple[str, ...] = ()  # tuple outputs: "data" (length follows the data) or "input"
     optional_outputs: Tuple[Tuple[str, str], ...] = ()  # (keyword, kind): an output when keyword=True
+    #: Only positional arguments written as a tuple or list are tested: randint(low, high, size)
+    #: takes its size as a sequence at the position where randint(high, size) has a bound.
+    sequences: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,7 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
         if test in ("value", "shape") and not role:
             entry.problem("role", f"is required for a '{test}' trigger: name the argument in messages")
         rest = _flag(entry, "rest", False)
+        sequences = _flag(entry, "sequences", False)
         tensors = _flag(entry, "tensors", True)
         outputs = entry.strings("outputs")
         if any(kind not in OUTPUT_KINDS for kind in outputs):
@@ -259,7 +263,7 @@ def _triggers(tables: Any, file: str, problems: List[RuleProblem], codes: set, a
         seen_ids[trigger_id] = entry.entry
         for name in (*apis, *primitives):
             seen_names[name] = entry.entry
-        triggers.append(Trigger(trigger_id, code, test, construct, why, workaround, role, apis, primitives, positions, names, rest, tensors, outputs, optional))
+        triggers.append(Trigger(trigger_id, code, test, construct, why, workaround, role, apis, primitives, positions, names, rest, tensors, outputs, optional, sequences))
     return tuple(triggers)
 
 

@@ -406,7 +406,10 @@ class _Linker:
         for star in summary.star_imports:
             source = self.modules.find(star, module)
             if source in self.summaries and source != module:
-                extra.extend((name, f"{source}.{name}") for name in self.summaries[source].public)
+                # A name the source module imports is what it imported (`import torch` there makes
+                # `torch` here torch itself), not a definition of the source module.
+                reexported = dict(self.summaries[source].bindings)
+                extra.extend((name, reexported.get(name, f"{source}.{name}")) for name in self.summaries[source].public)
                 for name in self.summaries[source].public:
                     where = self.resolve(f"{source}.{name}", module)
                     if where is not None and where[1] in self._classes.get(where[0], {}):
