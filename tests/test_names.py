@@ -116,3 +116,34 @@ def test_other_torch_nn_classes_are_not_layers(analyze):
         "        return pred[target > 0]\n"
     )
     assert not any(f.code == "MS202" for f in analyze(text))
+
+
+
+def test_a_long_method_chain_costs_no_more_than_its_square(analyze, monkeypatch):
+    """A call infers its callee, its receiver and the project function it runs, each of which
+    infers the receiver again: torchani's 16-link `.replace()` chain took over 10 minutes before
+    each node was inferred once per outermost call. Counted, not timed: doubling the links costs
+    about 4 times the inferences now (each link's own outermost inference walks the chain), and
+    cost about 30 times before."""
+    from msport.analysis.names import ScopeVisitor
+
+    calls = []
+    original = ScopeVisitor._infer
+
+    def counted(self, node):
+        calls.append(node)
+        return original(self, node)
+
+    monkeypatch.setattr(ScopeVisitor, "_infer", counted)
+
+    def inferences(links):
+        calls.clear()
+        chain = "text" + "".join(f'.replace("{i}", "")' for i in range(links))
+        text = ("import torch\n\n\ndef parse(text: str):\n"
+                f"    parts = [p.strip() for p in {chain}.split(',')]\n"
+                "    return torch.tensor([len(p) for p in parts])\n")
+        assert [f.torch_api for f in analyze(text) if f.code.startswith("MS1")] == ["torch.tensor"]
+        return len(calls)
+
+    few, many = inferences(6), inferences(12)
+    assert many < 6 * few, f"{few} inferences for 6 links, {many} for 12"
