@@ -100,7 +100,7 @@ def test_rule_files_are_data(tmp_path):
     rules_file = tmp_path / "evil.toml"
     rules_file.write_text(f"[[api]]\ntorch = \"torch.evil\"\nstatus = \"missing\"\nnote = '''{payload}'''\n")
     problems = []
-    (rule,) = load_api_rules(rules_file, problems)
+    (rule,) = load_api_rules(rules_file, problems, label=str(rules_file))  # a user's file, as an attacker's would be
     assert problems == [] and rule.note == payload
     assert not marker.exists()
 

@@ -37,6 +37,11 @@ class ContainerReach:
         self.tree, self.parents, self.containers = tree, parents, containers
         self.qualified, self.builds_container, self.infer, self.container_of = qualified, builds_container, infer, container_of
         self._functions: Optional[Dict[str, List[ast.AST]]] = None
+        # Reads per scope and calls per callee, each walked once per tree: a walk per use cost
+        # n^2 on a long function (a 1500-statement body went past a 150 s budget).
+        self._reads: Dict[int, Dict[str, List[ast.AST]]] = {}
+        self._self_reads: Dict[int, Dict[str, List[ast.AST]]] = {}
+        self._calls: Optional[Dict[int, List[ast.Call]]] = None
 
     def reaches(self, node: ast.AST, layer: bool, collected: bool) -> bool:
         """*layer*: the call builds a torch layer. A torch layer appended to a plain list is
@@ -101,24 +106,37 @@ class ContainerReach:
                 yield from self._uses(element, where)
             return
         if isinstance(target, ast.Name):
-            scope = self._function_of(where) or self.tree
-            for node in ast.walk(scope):
-                if isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load):
-                    yield node
+            yield from self._names_read(self._function_of(where) or self.tree).get(target.id, ())
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-            scope = self._enclosing(where, ast.ClassDef) or self.tree
+            yield from self._self_attributes_read(self._enclosing(where, ast.ClassDef) or self.tree).get(target.attr, ())
+
+    def _names_read(self, scope: ast.AST) -> Dict[str, List[ast.AST]]:
+        """The names read in *scope*, each with its reads."""
+        table = self._reads.get(id(scope))
+        if table is None:
+            table = self._reads[id(scope)] = {}
             for node in ast.walk(scope):
-                if isinstance(node, ast.Attribute) and node.attr == target.attr and isinstance(node.ctx, ast.Load) \
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    table.setdefault(node.id, []).append(node)
+        return table
+
+    def _self_attributes_read(self, scope: ast.AST) -> Dict[str, List[ast.AST]]:
+        """The `self.x` read in *scope*, each with its reads."""
+        table = self._self_reads.get(id(scope))
+        if table is None:
+            table = self._self_reads[id(scope)] = {}
+            for node in ast.walk(scope):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    yield node
+                    table.setdefault(node.attr, []).append(node)
+        return table
 
     def _parameter_uses(self, call: ast.Call, argument: ast.AST) -> Iterator[ast.AST]:
         """The reads, inside a function of this file, of the parameter *argument* is bound to."""
         for function in self._callees(call.func):
-            names = self._parameter_of(function, call, argument, isinstance(call.func, ast.Attribute))
-            for node in ast.walk(function):
-                if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-                    yield node
+            reads = self._names_read(function)
+            for name in self._parameter_of(function, call, argument, isinstance(call.func, ast.Attribute)):
+                yield from reads.get(name, ())
 
     @staticmethod
     def _parameter_of(function, call: ast.Call, argument: ast.AST, bound: bool) -> Set[str]:
@@ -141,9 +159,13 @@ class ContainerReach:
     def _calls_of(self, function) -> Iterator[ast.AST]:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and function in self._callees(node.func):
-                yield node
+        if self._calls is None:
+            self._calls = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call):
+                    for callee in self._callees(node.func):
+                        self._calls.setdefault(id(callee), []).append(node)
+        yield from self._calls.get(id(function), ())
 
     def _callees(self, func: ast.AST) -> List[ast.AST]:
         """The functions of this chunk a call may run: `make(...)`, or `self.make(...)`."""

@@ -49,6 +49,7 @@ class ApiMappingCheck(Check):
     def __init__(self, chunk) -> None:
         super().__init__(chunk)
         self._called: set = set()  # ids of the expressions called: `x.size(0)` calls x.size
+        self._reach: Optional[ContainerReach] = None  # one per chunk: it indexes reads and calls once
 
     def visit_Call(self, node: ast.Call) -> None:
         self._called.add(id(node.func))
@@ -427,9 +428,11 @@ class ApiMappingCheck(Check):
         layer gathered in a plain list display (for a fix's safety)."""
         def container_of(value):
             return value.cls in default_callforms().torch_containers if isinstance(value, Instance) else None
-        reach = ContainerReach(self.chunk.tree, parents, default_callforms().torch_containers, self.qualified,
-                               self._builds_container, self.infer, container_of)
-        return reach.reaches(call, self._is_torch_layer(call), collected)
+        if self._reach is None:
+            # infer and qualified read the live scope when called, so one instance serves the chunk.
+            self._reach = ContainerReach(self.chunk.tree, parents, default_callforms().torch_containers, self.qualified,
+                                         self._builds_container, self.infer, container_of)
+        return self._reach.reaches(call, self._is_torch_layer(call), collected)
 
     def _builds_container(self, call: ast.Call) -> bool:
         builders = default_callforms().container_builders
