@@ -2,11 +2,6 @@
 process (ms_audit6.py), torch 2.13 here, on the same seeded inputs (audit6_inputs.py). Each claim
 a note of rules/curated/audit6.toml makes is an assertion below; then msport says it for the call."""
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -15,16 +10,12 @@ from msport.analysis.engine import Analyzer
 from msport.analysis.settings import Settings
 
 from .audit6_inputs import AMINMAX_FORMS, GRID, ORDER, ROWS
-
-HERE = Path(__file__).parent
+from .child import measured
 
 
 @pytest.fixture(scope="module")
 def ms_facts():
-    done = subprocess.run([sys.executable, str(HERE / "ms_audit6.py")], capture_output=True, text=True,
-                          timeout=600, cwd=HERE, env={"PYTHONPATH": str(HERE), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return measured("ms_audit6.py")
 
 
 def test_aminmax_takes_dim_as_the_keyword_axis(ms_facts):

@@ -3,9 +3,6 @@ re-measured: MindSpore 2.10 in one child process (ms_other_names.py), torch 2.13
 same seeded inputs. Each claim a note makes is an assertion below; then msport reports the
 torch API with that counterpart instead of 'missing'."""
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +11,7 @@ import torch
 
 from msport.knowledge.index import default_knowledge
 
+from .child import measured
 from .other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE
 
 HERE = Path(__file__).parent
@@ -21,10 +19,7 @@ HERE = Path(__file__).parent
 
 @pytest.fixture(scope="module")
 def ms_facts():
-    done = subprocess.run([sys.executable, str(HERE / "ms_other_names.py")], capture_output=True, text=True,
-                          timeout=600, cwd=HERE, env={"PYTHONPATH": str(HERE), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return measured("ms_other_names.py")
 
 
 def close(a, b, tol=1e-5):

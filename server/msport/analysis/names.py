@@ -399,21 +399,20 @@ class Scope:
     #: Names holding the named tuple a call returns (`m = x.max(dim=1)`): `m.indices` is a field.
     results: Set[str] = field(default_factory=set)
 
-    def holds_result(self, name: str) -> bool:
+    def _binding(self, name: str) -> Optional["Scope"]:
+        """The innermost scope that binds *name*."""
         scope: Optional[Scope] = self
-        while scope is not None:
-            if name in scope.values:
-                return name in scope.results
+        while scope is not None and name not in scope.values:
             scope = scope.parent
-        return False
+        return scope
+
+    def holds_result(self, name: str) -> bool:
+        scope = self._binding(name)
+        return scope is not None and name in scope.results
 
     def shown_not_tensor(self, name: str) -> bool:
-        scope: Optional[Scope] = self
-        while scope is not None:
-            if name in scope.values:
-                return name in scope.not_tensors
-            scope = scope.parent
-        return False
+        scope = self._binding(name)
+        return scope is not None and name in scope.not_tensors
 
     def lookup(self, name: str) -> Tuple[bool, Optional[Value]]:
         """(is the name bound here or in an enclosing function, its value if known)."""
@@ -1179,7 +1178,7 @@ def tensor_parameters(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[s
         return found
     args = function.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    facts, inputs = visitor.facts, visitor.knowledge.tensor_inputs
+    inputs = visitor.knowledge.tensor_inputs
     used: Set[str] = set()
     for node in walk(function):
         if isinstance(node, ast.Call):
