@@ -147,3 +147,11 @@ def test_a_wrapper_built_around_a_network_once_differentiated_gets_nothing(analy
     findings = analyze(text, backend="cpu")
     assert not [f for f in findings if f.code.startswith("MS50")]
 
+
+def test_a_result_detached_at_once_is_not_differentiated(analyze):
+    text = textwrap.dedent(PENALTY).replace(
+        "return F.elu(self.to_q(fmap))", "q = self.to_q(fmap)\n        q = q - F.elu(q).detach()\n        return q.softmax(-1)")
+    findings = analyze(text, backend="cpu")
+    reported = {f.span.start_line for f in findings if f.code.startswith("MS50")}
+    assert line_of(text, "F.elu(q).detach()") not in reported
+    assert line_of(text, "return q.softmax(-1)") in reported  # the same path, not detached: MS502 in PyNative
