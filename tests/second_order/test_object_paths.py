@@ -7,6 +7,8 @@ no_grad for the penalty's other branch, is not on the path."""
 
 import textwrap
 
+from snippets import found, line_of
+
 PENALTY = '''
 import torch
 from torch import nn
@@ -102,15 +104,6 @@ class Trainer:
 '''
 
 
-def line_of(text, fragment):
-    (number,) = [i for i, line in enumerate(text.split("\n")) if fragment in line]
-    return number
-
-
-def found(findings, code):
-    return [f for f in findings if f.code == code]
-
-
 def test_a_discriminator_behind_a_wrapper_attribute_and_a_conditional_is_followed(analyze):
     text = textwrap.dedent(PENALTY)
     findings = analyze(text, backend="cpu")
@@ -155,3 +148,51 @@ def test_a_result_detached_at_once_is_not_differentiated(analyze):
     reported = {f.span.start_line for f in findings if f.code.startswith("MS50")}
     assert line_of(text, "F.elu(q).detach()") not in reported
     assert line_of(text, "return q.softmax(-1)") in reported  # the same path, not detached: MS502 in PyNative
+
+
+SEQUENTIAL_SUBCLASS = '''
+import torch
+from torch import autograd
+
+
+class ConvBlock(torch.nn.Module):
+    def __init__(self, c, max_pool=True):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(c, c, 3, padding=1)
+        if max_pool:
+            self.max_pool = torch.nn.MaxPool2d(2)
+        else:
+            self.max_pool = lambda x: x
+
+    def forward(self, x):
+        return self.max_pool(torch.relu(self.conv(x)))
+
+
+class ConvBase(torch.nn.Sequential):
+    def __init__(self, hidden=32, layers=4):
+        core = [ConvBlock(hidden)]
+        for _ in range(layers - 1):
+            core.append(ConvBlock(hidden))
+        super(ConvBase, self).__init__(*core)
+
+
+class Backbone(ConvBase):
+    def forward(self, x):
+        x = super(Backbone, self).forward(x)
+        return x.reshape(x.size(0), -1)
+
+
+def r1(x):
+    net = NET
+    out = net(x)
+    return autograd.grad(out.sum(), x, create_graph=True)[0].pow(2).sum()
+'''
+
+
+def test_a_sequential_subclass_runs_the_blocks_it_passes_to_its_constructor(analyze):
+    for net in ("Backbone()", "ConvBase(layers=2)"):
+        text = textwrap.dedent(SEQUENTIAL_SUBCLASS).replace("NET", net)
+        findings = analyze(text, backend="cpu")
+        assert line_of(text, "torch.nn.MaxPool2d(2)") in {f.span.start_line for f in findings if f.code.startswith("MS50")}, net
+        (site,) = found(findings, "MS504")
+        assert "`ConvBlock.forward`" in site.message

@@ -7,6 +7,8 @@ are re-run on the real packages by test_support_table.py (its working-counterpar
 
 import textwrap
 
+from snippets import line_of
+
 TEXT = textwrap.dedent('''
     import torch
     from torch import nn
@@ -35,16 +37,11 @@ TEXT = textwrap.dedent('''
 ''')
 
 
-def line_of(fragment):
-    (number,) = [i for i, line in enumerate(TEXT.split("\n")) if fragment in line]
-    return number
-
-
 def test_a_layer_whose_mapped_counterpart_fails_but_another_works_is_not_flagged(analyze):
     findings = analyze(TEXT, backend="ascend")  # maps torch.nn.Conv2d to mindspore.mint.nn.Conv2d
     lines = {f.span.start_line: f.code for f in findings if f.code in ("MS501", "MS502", "MS503")}
-    assert line_of("self.conv = nn.Conv2d(3, 8, 3)") not in lines
-    assert lines.get(line_of("F.elu(")) == "MS501"  # no counterpart works: reported
+    assert line_of(TEXT, "self.conv = nn.Conv2d(3, 8, 3)") not in lines
+    assert lines.get(line_of(TEXT, "F.elu(")) == "MS501"  # no counterpart works: reported
     (site,) = [f for f in findings if f.code == "MS504"]
     assert "`torch.nn.Conv2d` to `mindspore.nn.Conv2d` (not `mindspore.mint.nn.Conv2d`" in site.message
 

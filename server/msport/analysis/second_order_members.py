@@ -16,6 +16,7 @@ Results are targets in second_order_paths.py's vocabulary ("call:Class").
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .chunks import ParsedChunk
@@ -24,6 +25,10 @@ from .visitor import walk
 
 #: The list methods that put a layer into a container attribute (self.layers.append(block)).
 _FILLERS = ("append", "extend", "insert", "add_module")
+#: The "attribute" of a class deriving from a layer container (class Base(nn.Sequential)) that
+#: holds the layers it passes to the container's constructor (super().__init__(*blocks)): the
+#: container's forward, which it inherits, runs them. Not an identifier, so no attribute's name.
+CONTENTS = "*"
 
 _Context = Tuple[Optional[ast.ClassDef], Optional[ast.AST]]  # (class, function) an expression is in
 
@@ -49,10 +54,15 @@ class Members:
         self.stored: Dict[Tuple[str, str], List[Tuple[ast.AST, _Context]]] = {}
         #: (class, constructor parameter) -> the arguments given to it anywhere in the module
         self.given: Dict[Tuple[str, str], List[Tuple[ast.AST, _Context]]] = {}
+        #: class -> its local base classes, to find the contents a subclass inherits
+        self.bases: Dict[str, Tuple[str, ...]] = {
+            name: tuple(b.id for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes) for name, node in self.classes.items()}
         for qualname, (cls, function) in self.functions.items():
             where = (cls, function)
             if cls is not None:
                 self._note_stores(cls, function, where)
+                if any(is_container(base) for base in cls.bases):
+                    self._note_contents(cls, function, where)
             for node in walk(function):
                 if isinstance(node, ast.Call):
                     self._note_construction(node, where)
@@ -76,6 +86,23 @@ class Members:
                     for argument in node.args:
                         self.stored.setdefault((cls.name, attr), []).append((argument, where))
 
+    def _note_contents(self, cls: ast.ClassDef, function: ast.AST, where: _Context) -> None:
+        for node in walk(function):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" \
+                    and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                    and node.func.value.func.id == "super":
+                for argument in (*node.args, *(k.value for k in node.keywords)):
+                    self.stored.setdefault((cls.name, CONTENTS), []).append((argument, where))
+
+    def contents(self, cls: str, seen: frozenset = frozenset()) -> Tuple[str, ...]:
+        """What a class deriving (directly or through local bases) from a layer container holds."""
+        if cls in seen:
+            return ()
+        found = list(self._attribute(cls, CONTENTS, frozenset()))
+        for base in self.bases.get(cls, ()):
+            found.extend(self.contents(base, seen | {cls}))
+        return tuple(dict.fromkeys(found))
+
     def _note_construction(self, node: ast.Call, where: _Context) -> None:
         if not (isinstance(node.func, ast.Name) and node.func.id in self.classes):
             return
@@ -94,12 +121,15 @@ class Members:
 
     # -- what runs ----------------------------------------------------------------------------
     def method_targets(self, function: str) -> Tuple[str, ...]:
-        """The local classes the self attributes a method reads may hold."""
+        """The local classes the self attributes a method reads may hold, and the layers its
+        class passed to a container base (its forward runs them, itself or by super().forward;
+        "Base.forward" of a container subclass without a forward of its own names them too)."""
         cls, node = self.functions.get(function, (None, None))
+        owner = function.partition(".")[0] if "." in function else None
+        found: List[str] = list(self.contents(owner)) if owner in self.classes else []
         self_name = _self_name(node) if cls is not None and node is not None else None
         if self_name is None:
-            return ()
-        found: List[str] = []
+            return tuple(found)
         for attr in dict.fromkeys(a for a in (_self_attr(n, self_name) for n in walk(node)) if a is not None):
             found.extend(self._attribute(cls.name, attr, frozenset()))
         return tuple(dict.fromkeys(found))
@@ -110,7 +140,9 @@ class Members:
         if function not in self.functions:
             return ()
         try:
-            expression = ast.parse(text, mode="eval").body
+            with warnings.catch_warnings():  # text shown to users, not code: no warning of its literals
+                warnings.simplefilter("ignore")
+                expression = ast.parse(text, mode="eval").body
         except SyntaxError:
             return ()
         return self._resolve(expression, self.functions[function], frozenset())
@@ -159,23 +191,19 @@ class Members:
         return found
 
     def _attribute(self, cls: str, attr: str, seen: frozenset) -> Tuple[str, ...]:
-        key = ("attr", cls, attr)
-        if key in seen:
-            return ()
-        if key not in self._memo:
-            found: List[str] = []
-            for value, where in self.stored.get((cls, attr), ()):
-                found.extend(self._resolve(value, where, seen | {key}))
-            self._memo[key] = tuple(dict.fromkeys(found))
-        return self._memo[key]
+        return self._held(self.stored, ("attr", cls, attr), seen)
 
     def _given(self, cls: str, param: str, seen: frozenset) -> Tuple[str, ...]:
-        key = ("param", cls, param)
+        return self._held(self.given, ("param", cls, param), seen)
+
+    def _held(self, table, key: Tuple[str, str, str], seen: frozenset) -> Tuple[str, ...]:
+        """What the values *table* records for (class, name) run; each resolved once (a value
+        met again while being resolved, a cycle of attributes, adds nothing)."""
         if key in seen:
             return ()
         if key not in self._memo:
             found: List[str] = []
-            for value, where in self.given.get((cls, param), ()):
+            for value, where in table.get(key[1:], ()):
                 found.extend(self._resolve(value, where, seen | {key}))
             self._memo[key] = tuple(dict.fromkeys(found))
         return self._memo[key]
@@ -199,6 +227,9 @@ def _assigned_values(function: ast.AST, name: str) -> Iterable[ast.AST]:
             yield node.value
         elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) and node.target.id == name:
             yield node.iter  # for layer in self.layers: layer(x) runs what the container holds
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILLERS \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            yield from node.args  # blocks.append(Block(c)): the list holds the block
 
 
 def _own_nodes(function: ast.AST) -> Iterable[ast.AST]:

@@ -1302,13 +1302,17 @@ class _MemberGraph:
 
     def function(self, name: str):
         facts = self._graph.function(name)
-        held = _resolve(self._members.method_targets(name), self._graph)
+        held = _resolve(self._members.method_targets(name), self)
         if not held:
             return facts
-        return replace(facts or FunctionFacts(), callees=tuple(dict.fromkeys((*facts.callees, *held))))
+        facts = facts or FunctionFacts()  # the forward a container subclass inherits
+        return replace(facts, callees=tuple(dict.fromkeys((*facts.callees, *held))))
 
     def resolve_method(self, cls: str, method: str) -> Optional[str]:
-        return self._graph.resolve_method(cls, method)
+        found = self._graph.resolve_method(cls, method)
+        if found is None and method == "forward" and self._members.contents(cls):
+            return f"{cls}.{method}"  # the forward a container subclass inherits: it runs its layers
+        return found
 
 
 def _returned_classes(chunks: Sequence[ParsedChunk], context: ModuleContext) -> Dict[str, List[str]]:
