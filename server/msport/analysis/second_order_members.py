@@ -20,7 +20,6 @@ import warnings
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .chunks import ParsedChunk
-from .names import ModuleContext
 from .visitor import walk
 
 #: The list methods that put a layer into a container attribute (self.layers.append(block)).
@@ -36,9 +35,8 @@ _Context = Tuple[Optional[ast.ClassDef], Optional[ast.AST]]  # (class, function)
 class Members:
     """The attribute values of the local classes of one module, resolved on demand."""
 
-    def __init__(self, chunks: Sequence[ParsedChunk], context: ModuleContext, is_container: Callable[[ast.AST], bool]):
-        self.context = context
-        self.is_container = is_container  # a call building a layer container (nn.Sequential(...))
+    def __init__(self, chunks: Sequence[ParsedChunk], is_container: Callable[[ast.AST], bool]):
+        self.is_container = is_container  # whether an expression names a layer container (nn.Sequential)
         self.classes: Dict[str, ast.ClassDef] = {}
         self.functions: Dict[str, Tuple[Optional[ast.ClassDef], ast.AST]] = {}
         for chunk in chunks:
@@ -57,7 +55,7 @@ class Members:
         #: class -> its local base classes, to find the contents a subclass inherits
         self.bases: Dict[str, Tuple[str, ...]] = {
             name: tuple(b.id for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes) for name, node in self.classes.items()}
-        for qualname, (cls, function) in self.functions.items():
+        for cls, function in self.functions.values():
             where = (cls, function)
             if cls is not None:
                 self._note_stores(cls, function, where)
@@ -153,7 +151,7 @@ class Members:
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id in self.classes:
                 found.append(f"call:{node.func.id}")
-            elif self.is_container(node.func):
+            elif self.is_container(node.func):  # nn.Sequential(Block(), ...) runs what it is built with
                 for argument in (*node.args, *(k.value for k in node.keywords)):
                     found.extend(self._resolve(argument, where, seen))
         elif isinstance(node, (ast.List, ast.Tuple)):

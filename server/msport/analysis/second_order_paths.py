@@ -1007,7 +1007,7 @@ class SecondOrderPathsBuilder:
         calls = [(anchor, call) for anchor, call in calls if call is not None]
         if any(t.startswith("returns:") for _, call in calls for t in call.targets):
             calls = [(anchor, _through_factories(call, _returned_classes(chunks, context))) for anchor, call in calls]
-        members = Members(chunks, context, lambda func: self._is_container(func, context))
+        members = Members(chunks, lambda func: self._is_container(func, context))
         calls = [(anchor, _through_members(call, members)) for anchor, call in calls]
         graph = _MemberGraph(graph, members)
         # What first-order transforms differentiate, and everything it calls: a gradient taken
