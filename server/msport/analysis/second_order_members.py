@@ -54,7 +54,8 @@ class Members:
         self.given: Dict[Tuple[str, str], List[Tuple[ast.AST, _Context]]] = {}
         #: class -> its local base classes, to find the contents a subclass inherits
         self.bases: Dict[str, Tuple[str, ...]] = {
-            name: tuple(b.id for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes) for name, node in self.classes.items()}
+            name: tuple(b.id for b in node.bases if isinstance(b, ast.Name) and b.id in self.classes)
+            for name, node in self.classes.items()}
         for cls, function in self.functions.values():
             where = (cls, function)
             if cls is not None:

@@ -68,7 +68,8 @@ class SecondOrderCheck(TopFunctionTracker, Check):
         #: through them, so they are not differentiated even once
         self.detached: Set[int] = set()
         for n in ast.walk(self.chunk.tree):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _DETACH and isinstance(n.func.value, ast.Call):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _DETACH \
+                    and isinstance(n.func.value, ast.Call):
                 self.detached.add(id(n.func.value))
             if isinstance(n, ast.Return) and n.value is not None:
                 self.terminal.update(_linear_tail(n.value))
