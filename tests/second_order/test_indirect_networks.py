@@ -5,6 +5,8 @@ absence where the same network is differentiated only once."""
 
 import textwrap
 
+from snippets import found, line_of
+
 TORCH = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nfrom torch import autograd\n"
 
 CRITIC = '''
@@ -25,15 +27,6 @@ CRITIC = '''
 
 def src(text):
     return TORCH + textwrap.dedent(CRITIC) + textwrap.dedent(text)
-
-
-def line_of(text, fragment):
-    (number,) = [i for i, line in enumerate(text.split("\n")) if fragment in line]
-    return number
-
-
-def found(findings, code):
-    return [f for f in findings if f.code == code]
 
 
 def test_a_critic_built_by_a_factory_into_an_attribute_is_on_the_penalty_path(analyze):

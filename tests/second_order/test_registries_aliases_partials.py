@@ -6,6 +6,8 @@ several classes reports each candidate's operations one severity lower, saying w
 
 import textwrap
 
+from snippets import found, line_of
+
 from msport.analysis.findings import Severity
 
 HEAD = "import functools\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nfrom torch import autograd\n"
@@ -57,15 +59,6 @@ REGISTRY = '''
 
 def src(text, networks=CRITIC):
     return HEAD + textwrap.dedent(networks) + textwrap.dedent(text)
-
-
-def line_of(text, fragment):
-    (number,) = [i for i, line in enumerate(text.split("\n")) if fragment in line]
-    return number
-
-
-def found(findings, code):
-    return [f for f in findings if f.code == code]
 
 
 def lines(findings, code):

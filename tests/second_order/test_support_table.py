@@ -32,15 +32,17 @@ def rules():
     return loaded
 
 
+def _failing(support):
+    return support.bprop == "missing" or bool({s for _, s in support.statuses} & set(CITED))
+
+
 def _cited(rules):
-    entries = []
-    for support in rules.measured:
-        if support.version != (2, 10) or support.unprobed:
-            continue
-        statuses = {s for _, s in support.statuses}
-        if support.bprop == "missing" or statuses & set(CITED) or support.mindspore in CONTROLS:
-            entries.append(support)
-    return entries
+    """The entries a finding rests on, and the controls; and every counterpart measured right of
+    a torch API whose other counterpart fails: the check points at it instead of reporting the
+    API (checks/second_order.py, working_counterpart), so its measurement is ground truth too."""
+    current = [s for s in rules.measured if s.version == (2, 10) and not s.unprobed]
+    failing_torch = {name for s in current if _failing(s) for name in s.torch}
+    return [s for s in current if _failing(s) or s.mindspore in CONTROLS or set(s.torch) & failing_torch]
 
 
 def _shapes(rules):

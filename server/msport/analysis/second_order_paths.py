@@ -30,8 +30,9 @@ from ..knowledge.second_order import SecondOrderRules, default_second_order
 from .chunks import ParsedChunk
 from .findings import Span
 from .lru import LRU
-from .names import LOCAL, Instance, ModuleContext, ScopeVisitor
-from .provenance import ModuleGraph, module_graph, source_text
+from .names import LOCAL, Instance, ModuleContext, ScopeVisitor, dotted_name, qualified_name
+from .second_order_members import Members
+from .provenance import FunctionFacts, ModuleGraph, module_graph, source_text
 from .spans import node_span
 from .visitor import walk
 
@@ -170,13 +171,11 @@ def _assigned(stmt: ast.stmt) -> Iterable[Tuple[str, ast.AST]]:
     """(name, the expression its value is computed from) for each name *stmt* binds."""
     if isinstance(stmt, ast.Assign):
         for target in stmt.targets:
-            for name in walk(target):
-                if isinstance(name, ast.Name):
-                    yield name.id, stmt.value
+            for name in _bound_names(target):
+                yield name, stmt.value
     elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
-        for name in walk(stmt.target):
-            if isinstance(name, ast.Name):
-                yield name.id, stmt.value
+        for name in _bound_names(stmt.target):
+            yield name, stmt.value
     elif isinstance(stmt, (ast.For, ast.AsyncFor)):
         for name in walk(stmt.target):
             if isinstance(name, ast.Name):
@@ -190,6 +189,19 @@ def _assigned(stmt: ast.stmt) -> Iterable[Tuple[str, ast.AST]]:
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
             and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.attr in ("append", "extend", "insert"):
         yield stmt.value.func.value.id, stmt.value  # outs.append(layer(x)): outs holds what it appends
+
+
+def _bound_names(target: ast.AST) -> Iterable[str]:
+    """The local names an assignment target binds or fills (`x`, `a, (b, c)`, `outs[i]`), not the
+    object whose attribute it sets: `self.last_loss = v` does not make `self` hold v, which
+    would put everything assigned to self on every path."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound_names(element)
+    elif isinstance(target, (ast.Starred, ast.Subscript)):
+        yield from _bound_names(target.value)
 
 
 def backward_slice(function: Optional[ast.AST], outputs: ast.AST, inputs: Optional[ast.AST], site: ast.AST) -> List[ast.AST]:
@@ -461,7 +473,9 @@ class GradientCallFinder(ScopeVisitor):
                 return
         create = self.rules.create_graph_call(api) if api else None
         if create is None and isinstance(node.func, ast.Attribute) and _keyword(node, "create_graph"):
-            create = self.rules.untyped_create_graph_call(node.func.attr)  # loss.backward(create_graph=True), loss untyped
+            # loss.backward(create_graph=True) with loss untyped; torch.autograd.grad(...) with
+            # `torch` bound where msport cannot follow
+            create = self.rules.untyped_create_graph_call(node.func.attr, dotted_name(node.func.value))
             api = create.api if create is not None else api
         if create is not None:
             self._create_graph_call(node, api, create)
@@ -832,11 +846,17 @@ def container_layers(visitor: ScopeVisitor, node: ast.ClassDef, containers, want
     found: List[Tuple[str, ast.Call, str]] = []
     if not used:
         return found
+    built: List[Tuple[str, ast.Call]] = []  # (attribute, a layer built into the container it holds)
+    filled: List[Tuple[str, ast.Call]] = []  # self.layers.append(nn.Sequential(...)): the same, filled later
     for method in methods.values():
         if not method.args.args:
             continue
         self_name = method.args.args[0].arg
         for stmt in walk(method):
+            if isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and stmt.func.attr in ("append", "extend", "insert") \
+                    and isinstance(stmt.func.value, ast.Attribute) and isinstance(stmt.func.value.value, ast.Name) \
+                    and stmt.func.value.value.id == self_name and stmt.func.value.attr in used:
+                filled.extend((stmt.func.value.attr, n) for a in stmt.args for n in walk(a) if isinstance(n, ast.Call))
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
                     and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == self_name
                     and stmt.targets[0].attr in used and isinstance(stmt.value, ast.Call)):
@@ -844,12 +864,25 @@ def container_layers(visitor: ScopeVisitor, node: ast.ClassDef, containers, want
             container = visitor.qualified(stmt.value.func)
             if container is None or visitor.knowledge.triggers.canonical(container) not in containers:
                 continue
-            for layer in _built_layers(stmt.value, method):
-                qualified = visitor.qualified(layer.func)
-                if qualified and not qualified.startswith(LOCAL + ".") and visitor.facts.framework_of(qualified):
-                    for user in dict.fromkeys(used[stmt.targets[0].attr]):
-                        found.append((user, layer, visitor.knowledge.triggers.canonical(qualified)))
+            built.extend((stmt.targets[0].attr, layer) for layer in _built_layers(stmt.value, method))
+    holders = {attr for attr, _ in built} | {attr for attr, _ in filled if _holds_container(node, attr, visitor, containers)}
+    for attr, layer in built + [(a, layer) for a, layer in filled if a in holders]:
+        qualified = visitor.qualified(layer.func)
+        if qualified and not qualified.startswith(LOCAL + ".") and visitor.facts.framework_of(qualified):
+            for user in dict.fromkeys(used[attr]):
+                found.append((user, layer, visitor.knowledge.triggers.canonical(qualified)))
     return found
+
+
+def _holds_container(node: ast.ClassDef, attr: str, visitor: ScopeVisitor, containers) -> bool:
+    """Whether a method of *node* sets self.<attr> to a layer container (nn.ModuleList([]))."""
+    for stmt in walk(node):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                and any(isinstance(t, ast.Attribute) and t.attr == attr for t in stmt.targets):
+            container = visitor.qualified(stmt.value.func)
+            if container is not None and visitor.knowledge.triggers.canonical(container) in containers:
+                return True
+    return False
 
 
 def _built_layers(value: ast.Call, method: ast.AST) -> List[ast.Call]:
@@ -974,6 +1007,9 @@ class SecondOrderPathsBuilder:
         calls = [(anchor, call) for anchor, call in calls if call is not None]
         if any(t.startswith("returns:") for _, call in calls for t in call.targets):
             calls = [(anchor, _through_factories(call, _returned_classes(chunks, context))) for anchor, call in calls]
+        members = Members(chunks, lambda func: self._is_container(func, context))
+        calls = [(anchor, _through_members(call, members)) for anchor, call in calls]
+        graph = _MemberGraph(graph, members)
         # What first-order transforms differentiate, and everything it calls: a gradient taken
         # in there is differentiated again.
         differentiated: Dict[str, List[GradientCall]] = {}
@@ -1031,6 +1067,10 @@ class SecondOrderPathsBuilder:
             + [(t.rpartition(":")[2], t.split(":")[1]) for t in s.call.targets if t.startswith("layer:")]
             + [(api, f) for f in s.functions for api in apis.get(f, ())]))) for s in sites]
         return SecondOrderPaths(tuple(sites), tuple(sorted((f, tuple(ids)) for f, ids in on_path.items())))
+
+    def _is_container(self, func: ast.AST, context: ModuleContext) -> bool:
+        qualified = qualified_name(func, context)
+        return qualified is not None and self.knowledge.triggers.canonical(qualified) in self.rules.containers
 
     def _apis_of(self, wanted: Set[str], chunks: Sequence[ParsedChunk], context: ModuleContext, base_key) -> Dict[str, Tuple[str, ...]]:
         found: Dict[str, Tuple[str, ...]] = {}
@@ -1236,6 +1276,43 @@ def _through_wrapper(call: GradientCall, built) -> Optional[GradientCall]:
     condition = conditions[0] if conditions and not any(flag in (None, "False") for flag in flags) else None
     unresolved = tuple(n for n in call.unresolved if n != call.receiver) if targets else call.unresolved
     return replace(call, targets=targets, condition=condition, unresolved=unresolved)
+
+
+def _through_members(call: GradientCall, members: Members) -> GradientCall:
+    """A path calling a name or attribute msport could not type (D_aug = self.GAN.D_aug):
+    the local classes the module's objects hold there run (second_order_members.py)."""
+    if not call.unresolved:
+        return call
+    targets, unresolved = list(call.targets), []
+    for text in call.unresolved:
+        held = members.expression_targets(call.function, text)
+        targets.extend(held)
+        if not held:
+            unresolved.append(text)
+    return replace(call, targets=tuple(dict.fromkeys(targets)), unresolved=tuple(unresolved))
+
+
+class _MemberGraph:
+    """The module graph with, for each method, the classes its self attributes hold as callees
+    (a wrapper's forward calling self.D runs the discriminator it was built around)."""
+
+    def __init__(self, graph: ModuleGraph, members: Members):
+        self._graph = graph
+        self._members = members
+
+    def function(self, name: str):
+        facts = self._graph.function(name)
+        held = _resolve(self._members.method_targets(name), self)
+        if not held:
+            return facts
+        facts = facts or FunctionFacts()  # the forward a container subclass inherits
+        return replace(facts, callees=tuple(dict.fromkeys((*facts.callees, *held))))
+
+    def resolve_method(self, cls: str, method: str) -> Optional[str]:
+        found = self._graph.resolve_method(cls, method)
+        if found is None and method == "forward" and self._members.contents(cls):
+            return f"{cls}.{method}"  # the forward a container subclass inherits: it runs its layers
+        return found
 
 
 def _returned_classes(chunks: Sequence[ParsedChunk], context: ModuleContext) -> Dict[str, List[str]]:

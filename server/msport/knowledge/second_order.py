@@ -28,7 +28,7 @@ STATUSES = ("ok", "zero", "wrong", "no-bprop", "no-kernel", "crash", "n/a")
 BPROP = ("missing", "present", "unknown")
 MESSAGES = ("no_bprop", "crash", "silent", "site", "site_unfollowed", "pynative_nested", "conditional", "other_version", "related",
             "in_function", "measured_on", "measured_in", "mode_separator", "mode_pynative", "mode_inner_jit", "mode_graph",
-            "alternative", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
+            "site_working", "working_item", "unknown_primitive", "unknown_error", "zeros", "wrong_values", "zeros_or_wrong", "label_MS501",
             "label_MS502", "label_MS503", "followed_default", "followed_more", "problems_found", "problems_none",
             "candidate", "candidate_many", "assumed_mode")
 WORKAROUNDS = ("no_bprop", "crash", "silent", "jit_fix")
@@ -92,6 +92,10 @@ class CreateGraphCall:
     untyped: bool = False  # a method matched by its name on a receiver of unknown type
     #: differentiates its outputs twice by itself (a Hessian-vector product of a loss): no flag
     always: bool = False
+    #: also matched, with a create_graph argument, when written `<receiver>.<method>(...)` but
+    #: the receiver's root is bound where msport cannot follow (torch re-exported by a
+    #: project's backend switch: `from ..backend import torch`)
+    receiver: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -173,9 +177,11 @@ class SecondOrderRules:
     def create_graph_call(self, api: str) -> Optional[CreateGraphCall]:
         return next((c for c in self.create_graph if c.api == api), None)
 
-    def untyped_create_graph_call(self, method: str) -> Optional[CreateGraphCall]:
-        """The create_graph method named *method*, matched whatever its receiver."""
-        return next((c for c in self.create_graph if c.untyped and c.api.rpartition(".")[2] == method), None)
+    def untyped_create_graph_call(self, method: str, receiver: Optional[str] = None) -> Optional[CreateGraphCall]:
+        """The create_graph method named *method*, matched whatever its receiver (or on the
+        receiver the entry spells, *receiver* as written: `torch.autograd` whatever `torch` is)."""
+        return next((c for c in self.create_graph if c.api.rpartition(".")[2] == method
+                     and (c.untyped or (c.receiver is not None and c.receiver == receiver))), None)
 
     def derivative_order(self, api: str) -> Optional[int]:
         return dict(self.derivatives).get(api)
@@ -194,6 +200,20 @@ class SecondOrderRules:
             return None
         below = [s for s in supports if s.version <= version]
         return below[-1] if below else supports[0]
+
+    def counterparts(self, api: str, version: Version) -> Tuple["Support", ...]:
+        """The measurements on (or nearest) *version* of every MindSpore API measured as a
+        counterpart of the torch API *api* (torch.nn.Conv2d: mint.nn.Conv2d and nn.Conv2d)."""
+        by_torch = self.__dict__.get("_by_torch")
+        if by_torch is None:  # built once: the check asks per API on a path
+            by_torch = {}
+            for support in self.measured:
+                if support.unprobed is None:
+                    for name in support.torch:
+                        by_torch.setdefault(name, {})[support.mindspore] = None
+            object.__setattr__(self, "_by_torch", by_torch)
+        names = by_torch.get(api, {})
+        return tuple(found for found in (self.support(name, version) for name in names) if found is not None)
 
     def shapes_of(self, api: str, version: Version) -> Tuple[Shape, ...]:
         """The call shapes measured for *api* (as written) on *version*, else the nearest version."""
@@ -273,12 +293,14 @@ def _create_graph(detect: _Entry, problems: List[RuleProblem]) -> Tuple[CreateGr
         if not isinstance(item, dict) or not isinstance(item.get("api"), str) or not isinstance(item.get("outputs"), int) \
                 or not isinstance(item.get("position", -1 if item.get("always") is True else None), int) \
                 or not isinstance(item.get("inputs", 0), int) \
-                or not isinstance(item.get("untyped", False), bool) or not isinstance(item.get("always", False), bool):
-            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true] }} "
+                or not isinstance(item.get("untyped", False), bool) or not isinstance(item.get("always", False), bool) \
+                or not isinstance(item.get("receiver", ""), str):
+            detect.problem(f"create_graph[{index}]", f"expected {{ api = ..., outputs = N, position = N [, inputs = N, untyped = true, "
+                                                     f"receiver = \"name\"] }} "
                                                      f"or {{ api = ..., outputs = N, always = true }}, got {item!r}")
             continue
         calls.append(CreateGraphCall(item["api"], item["outputs"], item.get("inputs"), item.get("position", -1), item.get("untyped", False),
-                                     item.get("always", False)))
+                                     item.get("always", False), item.get("receiver")))
     return tuple(calls)
 
 
