@@ -11,7 +11,8 @@ import mindspore as ms
 import mindspore.scipy.linalg
 from mindspore import Tensor, nn, ops
 
-from other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE  # noqa: E402  (shared with the torch side)
+from other_names_inputs import (BAGS, DENSE, DTYPES, FLAT, PAIR, REAL, SPARSE_INDICES, SPARSE_SHAPE,  # noqa: E402
+                                SPARSE_VALUES, SYMMETRIC, TABLE)  # shared with the torch side
 
 out = {}
 
@@ -72,4 +73,19 @@ out["device_name"] = outcome(lambda: ms.hal.get_device_name(0, "CPU"))
 rows = ops.gather(Tensor(TABLE), Tensor(BAGS), 0)
 out["bags"] = {"mean": rows.mean(1).asnumpy().tolist(), "sum": rows.sum(1).asnumpy().tolist(),
                "max": rows.amax(1).asnumpy().tolist()}
+coo = ms.COOTensor(Tensor(SPARSE_INDICES.T), Tensor(SPARSE_VALUES), SPARSE_SHAPE)
+out["coo_dense"] = coo.to_dense().asnumpy().tolist()
+out["sparse_dense_matmul"] = outcome(lambda: ops.SparseTensorDenseMatmul()(coo.indices, coo.values, coo.shape, Tensor(DENSE)))
+# The private bases' public layers: isinstance of each MindSpore layer with the tuple a note writes.
+from mindspore.nn.layer.normalization import _BatchNorm  # noqa: E402
+batch_norms = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
+mint_norms = (ms.mint.nn.BatchNorm1d, ms.mint.nn.BatchNorm2d, ms.mint.nn.BatchNorm3d)
+out["batch_norms"] = [isinstance(layer, batch_norms + mint_norms) for layer in
+                      (nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), ms.mint.nn.BatchNorm2d(3), nn.Dense(2, 2))]
+out["batch_norm3d_private_base"] = issubclass(nn.BatchNorm3d, _BatchNorm)
+out["instance_norms"] = [isinstance(layer, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)) for layer in
+                         (nn.InstanceNorm1d(3), nn.InstanceNorm2d(3), nn.InstanceNorm3d(3), nn.BatchNorm2d(3))]
+convs = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose, nn.Conv3dTranspose)
+out["convs"] = [isinstance(layer, convs) for layer in (nn.Conv1d(2, 2, 3), nn.Conv2d(2, 2, 3), nn.Conv3d(2, 2, 3),
+                                                        nn.Conv2dTranspose(2, 2, 3), nn.Dense(2, 2))]
 print(json.dumps(out))
