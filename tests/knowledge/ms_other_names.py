@@ -15,6 +15,8 @@ from other_names_inputs import (BAGS, DENSE, DTYPES, FLAT, PAIR, REAL, SPARSE_IN
                                 SPARSE_VALUES, SYMMETRIC, TABLE)  # shared with the torch side
 
 out = {}
+# Before any tensor is made, as a port calls it (torch.set_default_device's counterpart).
+out["set_device"] = "ran" if ms.set_device("CPU") is None else "returned"
 
 
 def outcome(fn):
@@ -88,4 +90,6 @@ out["instance_norms"] = [isinstance(layer, (nn.InstanceNorm1d, nn.InstanceNorm2d
 convs = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose, nn.Conv3dTranspose)
 out["convs"] = [isinstance(layer, convs) for layer in (nn.Conv1d(2, 2, 3), nn.Conv2d(2, 2, 3), nn.Conv3d(2, 2, 3),
                                                         nn.Conv2dTranspose(2, 2, 3), nn.Dense(2, 2))]
+out["current_device"] = list(ms.get_current_device())
+out["export"] = callable(ms.export)
 print(json.dumps(out))

@@ -114,7 +114,15 @@ def test_private_bases_are_tuples_of_public_layers(ms_facts):
     assert len([c for c in torch_nn if issubclass(c, _ConvNd)]) == 6
 
 
+def test_process_settings(ms_facts):
+    assert ms_facts["set_device"] == "ran" and ms_facts["current_device"] == ["CPU", 0]
+    assert ms_facts["export"] is True and torch.onnx.is_in_onnx_export() is False
+
+
 @pytest.mark.parametrize("torch_api, status, target", [
+    ("torch.set_default_device", "divergent", "mindspore.set_device"),
+    ("torch.get_default_device", "divergent", "mindspore.get_current_device"),
+    ("torch.onnx.is_in_onnx_export", "missing", None),
     ("torch.sparse.FloatTensor", "divergent", "mindspore.COOTensor"),
     ("torch.sparse.mm", "divergent", "mindspore.ops.SparseTensorDenseMatmul"),
     ("torch.nn.modules.batchnorm._BatchNorm", "missing", None),
