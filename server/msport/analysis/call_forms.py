@@ -319,6 +319,8 @@ def judge_call(call: ast.Call, forms: Sequence[CallForm], signature: Signature, 
                 continue  # the API's own form about a parameter wins over a generic one
             taken.add(key)
             value = node_text(bound.get(m.keyword), lines) if m.keyword and bound.get(m.keyword) is not None and not form.condition("varargs") else None
+            if value is None and form.condition("first") and call.args:
+                value = node_text(call.args[0], lines)  # the argument a `first` form is about
             matched.append(Matched(form, m.keyword, value))
     if not matched:
         return None
