@@ -27,7 +27,7 @@ def findings(text, backend="ascend"):
 
 
 def finding_for(text, api, backend="ascend"):
-    (found,) = [f for f in findings(text, backend) if f.torch_api == api]
+    (found,) = [f for f in findings(text, backend) if f.torch_api == api and f.code.startswith("MS1")]
     return found
 
 
@@ -149,3 +149,16 @@ def test_to_a_tensor_the_scope_knows_is_equivalent():
     found = {f.span.start_line: f for f in findings(text) if f.torch_api == "torch.Tensor.to"}
     assert found[4].code == "MS103" and "takes another tensor" in found[4].message
     assert found[5].code == "MS102" and "where d holds a device" in found[5].message  # d may be a device
+
+
+def test_input_and_gradient_keywords_say_what_to_write():
+    # cogdl: torch.sparse_coo_tensor(..., size=...), DataLoader(dataset=...); higher: autograd.grad(outputs=, inputs=, create_graph=)
+    text = ("import torch\nfrom torch.utils.data import DataLoader\n\ndef f(i, v, s, ds, loss, x):\n"
+            "    a = torch.sparse_coo_tensor(indices=i, values=v, size=s)\n    b = DataLoader(dataset=ds)\n"
+            "    g = torch.autograd.grad(outputs=loss, inputs=x, create_graph=True)\n    return a, b, g\n")
+    coo = finding_for(text, "torch.sparse_coo_tensor").message
+    loader = finding_for(text, "torch.utils.data.DataLoader").message
+    grad = finding_for(text, "torch.autograd.grad").message
+    assert "pass shape=s" in coo and "pass source=ds" in loader
+    assert "fn of the tensors to differentiate" in grad and "grad_position" in grad and "drop create_graph=True" in grad
+    assert "reproduce" not in coo + loader + grad
