@@ -43,6 +43,8 @@ out["grid_sample"] = {f"{mode} {corners}": outcome(lambda m=mode, c=corners: min
     Tensor(IMAGE), Tensor(GRID), mode=m, align_corners=c)) for mode, corners in GRID_FORMS}
 out["mint_topk_cpu"] = outcome(lambda: mint.topk(Tensor(ROWS[0]), 2))
 out["mint_topk_signature"] = [[p.name, repr(p.default)] for p in inspect.signature(mint.topk).parameters.values()]
+out["dim_for_axis"] = {"cat": outcome(lambda: mint.cat([Tensor(MATRIX), Tensor(MATRIX)], dim=1)),
+                       "sum": outcome(lambda: mint.sum(Tensor(MATRIX), dim=0)), "mean": outcome(lambda: mint.mean(Tensor(CUBE), dim=2))}
 drawn = initializer(Uniform(SCALE), (4000,), ms.float32).init_data().asnumpy()
 out["uniform_range"] = [float(drawn.min()), float(drawn.max())]
 print(json.dumps(out))

@@ -162,3 +162,12 @@ def test_input_and_gradient_keywords_say_what_to_write():
     assert "pass shape=s" in coo and "pass source=ds" in loader
     assert "fn of the tensors to differentiate" in grad and "grad_position" in grad and "drop create_graph=True" in grad
     assert "reproduce" not in coo + loader + grad
+
+
+def test_numpys_axis_alias_is_dim(ms_facts):
+    m, c = torch.tensor(MATRIX), torch.tensor(CUBE)
+    expected = {"cat": torch.cat([m, m], axis=1), "sum": torch.sum(m, axis=0), "mean": torch.mean(c, axis=2)}
+    for name, value in expected.items():
+        assert close(ms_facts["dim_for_axis"][name], value), name
+    found = finding_for("import torch\n\ndef f(x, y):\n    return torch.cat([x, y], axis=1)\n", "torch.cat")
+    assert "pass dim=1" in found.message and "reproduce" not in found.message
