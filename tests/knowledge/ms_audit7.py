@@ -13,18 +13,11 @@ import mindspore.dataset as ds
 from mindspore import Tensor, mint
 from mindspore.common.initializer import Uniform, initializer
 
+from ms_outcome import outcome  # noqa: E402
 from audit7_inputs import BATCH, CUBE, GRID, GRID_FORMS, IMAGE, MATRIX, NORM_CALLS, ROWS, SCALE, TYPE_CLASSES  # noqa: E402
 
 ms.set_context(pynative_synchronize=True)
 out = {}
-
-
-def outcome(fn):
-    try:
-        value = fn()
-    except Exception as error:  # the fact is the exception's kind
-        return f"raised {type(error).__name__}"
-    return value.asnumpy().tolist() if isinstance(value, Tensor) else value
 
 
 def batches(drop):

@@ -11,20 +11,13 @@ import mindspore as ms
 import mindspore.scipy.linalg
 from mindspore import Tensor, nn, ops
 
+from ms_outcome import outcome  # noqa: E402
 from other_names_inputs import (BAGS, DENSE, DTYPES, FLAT, PAIR, REAL, SPARSE_INDICES, SPARSE_SHAPE,  # noqa: E402
                                 SPARSE_VALUES, SYMMETRIC, TABLE)  # shared with the torch side
 
 out = {}
 # Before any tensor is made, as a port calls it (torch.set_default_device's counterpart).
 out["set_device"] = "ran" if ms.set_device("CPU") is None else "returned"
-
-
-def outcome(fn):
-    try:
-        value = fn()
-    except Exception as error:  # the fact is the exception's kind
-        return f"raised {type(error).__name__}"
-    return value.asnumpy().tolist() if isinstance(value, Tensor) else value
 
 
 @ms.jit
