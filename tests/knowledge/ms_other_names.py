@@ -11,17 +11,13 @@ import mindspore as ms
 import mindspore.scipy.linalg
 from mindspore import Tensor, nn, ops
 
-from other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE  # noqa: E402  (shared with the torch side)
+from ms_outcome import outcome  # noqa: E402
+from other_names_inputs import (BAGS, DENSE, DTYPES, FLAT, PAIR, REAL, SPARSE_INDICES, SPARSE_SHAPE,  # noqa: E402
+                                SPARSE_VALUES, SYMMETRIC, TABLE)  # shared with the torch side
 
 out = {}
-
-
-def outcome(fn):
-    try:
-        value = fn()
-    except Exception as error:  # the fact is the exception's kind
-        return f"raised {type(error).__name__}"
-    return value.asnumpy().tolist() if isinstance(value, Tensor) else value
+# Before any tensor is made, as a port calls it (torch.set_default_device's counterpart).
+out["set_device"] = "ran" if ms.set_device("CPU") is None else "returned"
 
 
 @ms.jit
@@ -72,4 +68,21 @@ out["device_name"] = outcome(lambda: ms.hal.get_device_name(0, "CPU"))
 rows = ops.gather(Tensor(TABLE), Tensor(BAGS), 0)
 out["bags"] = {"mean": rows.mean(1).asnumpy().tolist(), "sum": rows.sum(1).asnumpy().tolist(),
                "max": rows.amax(1).asnumpy().tolist()}
+coo = ms.COOTensor(Tensor(SPARSE_INDICES.T), Tensor(SPARSE_VALUES), SPARSE_SHAPE)
+out["coo_dense"] = coo.to_dense().asnumpy().tolist()
+out["sparse_dense_matmul"] = outcome(lambda: ops.SparseTensorDenseMatmul()(coo.indices, coo.values, coo.shape, Tensor(DENSE)))
+# The private bases' public layers: isinstance of each MindSpore layer with the tuple a note writes.
+from mindspore.nn.layer.normalization import _BatchNorm  # noqa: E402
+batch_norms = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm)
+mint_norms = (ms.mint.nn.BatchNorm1d, ms.mint.nn.BatchNorm2d, ms.mint.nn.BatchNorm3d)
+out["batch_norms"] = [isinstance(layer, batch_norms + mint_norms) for layer in
+                      (nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), ms.mint.nn.BatchNorm2d(3), nn.Dense(2, 2))]
+out["batch_norm3d_private_base"] = issubclass(nn.BatchNorm3d, _BatchNorm)
+out["instance_norms"] = [isinstance(layer, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)) for layer in
+                         (nn.InstanceNorm1d(3), nn.InstanceNorm2d(3), nn.InstanceNorm3d(3), nn.BatchNorm2d(3))]
+convs = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose, nn.Conv3dTranspose)
+out["convs"] = [isinstance(layer, convs) for layer in (nn.Conv1d(2, 2, 3), nn.Conv2d(2, 2, 3), nn.Conv3d(2, 2, 3),
+                                                        nn.Conv2dTranspose(2, 2, 3), nn.Dense(2, 2))]
+out["current_device"] = list(ms.get_current_device())
+out["export"] = callable(ms.export)
 print(json.dumps(out))

@@ -11,3 +11,8 @@ _A = _RNG.randn(4, 4).astype(np.float32)
 SYMMETRIC = (_A @ _A.T + np.tril(_A)).astype(np.float32)  # lower and upper triangles differ
 TABLE = _RNG.randn(10, 3).astype(np.float32)
 BAGS = _RNG.randint(0, 10, (4, 5)).astype(np.int64)
+# A 2-D COO matrix (PyTorch's [2, N] indices) and the dense matrix it multiplies.
+SPARSE_INDICES = np.array([[0, 1, 2, 2], [1, 0, 2, 3]], np.int64)
+SPARSE_VALUES = _RNG.randn(4).astype(np.float32)
+SPARSE_SHAPE = (3, 4)
+DENSE = _RNG.randn(4, 2).astype(np.float32)

@@ -56,7 +56,8 @@ def test_names_torch_does_not_have_get_no_verdict(analyze):
 def test_sparse_tensors_state_mindsporess_limits(analyze):
     found = by_api(analyze("import torch\ns = torch.sparse_coo_tensor(i, v, (3, 3))\nd = torch.sparse.mm(s, w)\n"))
     assert "COOTensor" in found["torch.sparse_coo_tensor"].message and "[N, 2]" in found["torch.sparse_coo_tensor"].message
-    assert found["torch.sparse.mm"].code == "MS101" and "densify" in found["torch.sparse.mm"].message
+    assert found["torch.sparse.mm"].code == "MS102" and "densify" in found["torch.sparse.mm"].message
+    assert "SparseTensorDenseMatmul()(a.indices, a.values, a.shape, b)" in found["torch.sparse.mm"].message
 
 
 def test_to_sparse_on_a_tensor(analyze):

@@ -12,7 +12,8 @@ import torch
 from msport.knowledge.index import default_knowledge
 
 from .child import measured
-from .other_names_inputs import BAGS, DTYPES, FLAT, PAIR, REAL, SYMMETRIC, TABLE
+from .other_names_inputs import (BAGS, DENSE, DTYPES, FLAT, PAIR, REAL, SPARSE_INDICES, SPARSE_SHAPE, SPARSE_VALUES,
+                                 SYMMETRIC, TABLE)
 
 HERE = Path(__file__).parent
 
@@ -92,7 +93,41 @@ def test_embedding_bag_is_gather_and_reduce(ms_facts):
         assert close(value, bag(torch.tensor(BAGS)).detach()), mode
 
 
+def test_legacy_sparse_constructor_and_sparse_mm(ms_facts):
+    a = torch.sparse.FloatTensor(torch.tensor(SPARSE_INDICES), torch.tensor(SPARSE_VALUES), torch.Size(SPARSE_SHAPE))
+    assert close(ms_facts["coo_dense"], a.to_dense())  # COOTensor(indices.T, values, shape)
+    assert close(ms_facts["sparse_dense_matmul"], torch.sparse.mm(a, torch.tensor(DENSE)))
+
+
+def test_private_bases_are_tuples_of_public_layers(ms_facts):
+    from torch.nn.modules.batchnorm import _BatchNorm
+    from torch.nn.modules.conv import _ConvNd
+    from torch.nn.modules.instancenorm import _InstanceNorm
+    assert ms_facts["batch_norms"] == [True, True, True, True, False]
+    assert ms_facts["batch_norm3d_private_base"] is False  # hence no MindSpore base to test against
+    assert ms_facts["instance_norms"] == [True, True, True, False]
+    assert ms_facts["convs"] == [True, True, True, True, False]
+    # the torch layers each private base covers are the ones the tuples name (lazy variants aside)
+    torch_nn = [c for c in vars(torch.nn).values() if isinstance(c, type) and not c.__name__.startswith("Lazy")]
+    assert sorted(c.__name__ for c in torch_nn if issubclass(c, _BatchNorm)) == ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
+    assert sorted(c.__name__ for c in torch_nn if issubclass(c, _InstanceNorm)) == ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+    assert len([c for c in torch_nn if issubclass(c, _ConvNd)]) == 6
+
+
+def test_process_settings(ms_facts):
+    assert ms_facts["set_device"] == "ran" and ms_facts["current_device"] == ["CPU", 0]
+    assert ms_facts["export"] is True and torch.onnx.is_in_onnx_export() is False
+
+
 @pytest.mark.parametrize("torch_api, status, target", [
+    ("torch.set_default_device", "divergent", "mindspore.set_device"),
+    ("torch.get_default_device", "divergent", "mindspore.get_current_device"),
+    ("torch.onnx.is_in_onnx_export", "missing", None),
+    ("torch.sparse.FloatTensor", "divergent", "mindspore.COOTensor"),
+    ("torch.sparse.mm", "divergent", "mindspore.ops.SparseTensorDenseMatmul"),
+    ("torch.nn.modules.batchnorm._BatchNorm", "missing", None),
+    ("torch.nn.modules.instancenorm._InstanceNorm", "missing", None),
+    ("torch.nn.modules.conv._ConvNd", "missing", None),
     ("torch.profiler.record_function", "divergent", "mindspore.profiler.mstx.range_start"),
     ("torch.cuda.nvtx.range", "divergent", "mindspore.profiler.mstx.range_start"),
     ("torch.autograd.detect_anomaly", "missing", None),

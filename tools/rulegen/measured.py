@@ -62,6 +62,11 @@ def _vague(phrase: str) -> bool:
     return phrase in VAGUE
 
 
+#: Vague phrases the real signatures answer by themselves: parameter names, their order and
+#: their defaults, read from both installed packages (no run needed).
+SIGNATURE_CLAIMS = (CATEGORY_PHRASES["param_name"], CATEGORY_PHRASES["default_value"], CATEGORY_PHRASES["param_count_or_order"])
+
+
 #: The end of a signature sentence that cannot say which parameters differ.
 UNSPECIFIC = "match the arguments by position and meaning"
 #: The end of a signature sentence where the parameters agree and nothing was measured.
@@ -162,8 +167,18 @@ class Sharpener:
             # No guessing which MindSpore parameter serves: both lists, as the packages have them.
             phrases.append(f"{mindspore} has no {_plural(lacking, 'parameter', 'parameters')} named {_names(lacking)} in MindSpore {label}; it takes ({_params(m)})")
         # Identical signatures: what the tables call a difference is not in the parameters, and
-        # no run of this pair says what it is.
+        # no run of this pair says what it is (claims the signatures decide are settled in _sharpened).
         return sentence(phrases) or f"{mindspore} takes the parameters of PyTorch's {torch} ({_params(m)}) in MindSpore {label}, and msport has not run the pair: {UNMEASURED}"
+
+    def _same_parameters(self, torch: str, mindspore: str, version: Version) -> bool:
+        """Both real signatures readable, with PyTorch's parameters first in the same order (those
+        MindSpore omits on purpose aside; parameters only MindSpore has may follow)."""
+        snap = self.snapshots.get(version) or self.snapshots[min(self.snapshots)]
+        t, m = _named(self.torch.params(torch)), _named(snap.params(mindspore))
+        if t is None or m is None:
+            return False
+        t, m = [n for n in t if n not in self.general], [n for n in m if n not in self.general]
+        return bool(t) and m[:len(t)] == t
 
     def fact(self, torch: str, mindspore: str, version: Version, fact: Fact) -> Fact:
         fact = self._sharpened(torch, mindspore, version, fact)
@@ -212,6 +227,11 @@ class Sharpener:
             return Fact("divergent", sentence([*found, f"{prefix}msport matched the name"]), fact.renames, fact.diff)
         kept = [p for p in phrases if not _vague(p)]
         found = defaults + ([run] if run else [])
+        if not kept and not found and not fact.renames and "defaults" in entry and all(p in SIGNATURE_CLAIMS for p in phrases) \
+                and version in SNAPSHOT_VERSIONS and self._same_parameters(torch, mindspore, version):
+            # The table claims only a difference of names, order or defaults, and both installed
+            # packages show the same parameters with the same defaults (mint.topk): they disprove it.
+            return Fact("equivalent", "", (), None, tables=f"{fact.status}: {tables}")
         if not found and not equal:
             signatures = self.signatures(torch, mindspore, version, fact.renames) or (
                 f"neither package shows the parameters of {mindspore} and msport has not run the pair: {UNMEASURED}")

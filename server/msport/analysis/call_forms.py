@@ -39,8 +39,12 @@ class Signature:
     renames: Tuple[Tuple[str, str], ...] = ()
     #: torch parameter -> its literal default in PyTorch (source text), where known.
     torch_defaults: Tuple[Tuple[str, str], ...] = ()
-    #: torch parameters msport's port fix writes as the target's own (trunc_normal_'s std as sigma)
+    #: torch parameters msport's port fix writes as the target's own (trunc_normal_'s std as sigma,
+    #: and the tensor an init function fills, which the port's set_data receives)
     ported: Tuple[str, ...] = ()
+    #: torch parameters the port serves as a pair when the call passes them as -v and v
+    #: (uniform_'s a and b: Uniform(scale) draws from [-scale, scale])
+    symmetric: Tuple[str, ...] = ()
 
 
 def signature_for(torch: str, target: Optional[str], version, renames=()) -> Signature:
@@ -49,8 +53,10 @@ def signature_for(torch: str, target: Optional[str], version, renames=()) -> Sig
     found = torch_entry(torch)
     target_found = mindspore_entry(target, version) if target else None
     init = default_port_fix_rules().init.get(torch)
-    return Signature(found[1] if found else None, target_found[1] if target_found else None, tuple(renames),
-                     tuple(sorted(torch_defaults(torch).items())), tuple(p for p, _ in init.map) if init else ())
+    params = found[1] if found else None
+    ported = (*(p for p, _ in init.map), *params[:1]) if init and params else tuple(p for p, _ in init.map) if init else ()
+    return Signature(params, target_found[1] if target_found else None, tuple(renames),
+                     tuple(sorted(torch_defaults(torch).items())), ported, init.symmetric if init else ())
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,7 @@ class Site:
     dtype_of: Callable[[ast.AST], Optional[str]]  # "int", "float", "bool", "complex" or None
     backend: str = ""  # the configured backend (ascend, gpu, cpu): a kernel may exist on one only
     result_attribute: str = ""  # the attribute read straight off the call's result (`.values`)
+    is_tensor: Callable[[ast.AST], bool] = lambda node: False  # the scope types the value a tensor
 
 
 @dataclass(frozen=True)
@@ -217,6 +224,8 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     if first:
         # a dtype or a device is no unknown "variable" here: each has its own form
         actual = value_kind(bound.call.args[0]) if bound.call.args else None
+        if actual == "variable" and site.is_tensor(bound.call.args[0]):
+            actual = "tensor"  # `x.to(scale)` with scale a tensor: no unknown any more
         if actual is None or not (actual == first or (first != "variable" and _kind_matches(first, actual))):
             return None
     wanted = form.condition("value")
@@ -233,7 +242,7 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         # Nor where the API's rule renames it to a parameter the target has (std -> sigma).
         if {keyword, dict(signature.renames).get(keyword)} & {_strip(p) for p in signature.target}:
             return None
-        if keyword in signature.ported:
+        if keyword in signature.ported or _symmetric_pair(bound, signature.symmetric, keyword):
             return None
     at_default = form.condition("at_default")
     if at_default is not None:
@@ -281,6 +290,15 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
     return Matched(form, keyword, None)
 
 
+def _symmetric_pair(bound: Bound, pair: Tuple[str, ...], keyword: str) -> bool:
+    """The call passes the pair as `-v` and `v` (`a=-r, b=r`): the port's symmetric form serves both."""
+    if keyword not in pair or len(pair) != 2:
+        return False
+    low, high = (bound.get(p) for p in pair)
+    return (isinstance(low, ast.UnaryOp) and isinstance(low.op, ast.USub) and high is not None
+            and ast.dump(low.operand) == ast.dump(high))
+
+
 def _renames_keyword(form: CallForm, keyword: str) -> bool:
     return any(r.op == "rule_rename" or (r.op == "rename" and r.args and r.args[0] == keyword) for r in form.rewrites)
 
@@ -301,6 +319,8 @@ def judge_call(call: ast.Call, forms: Sequence[CallForm], signature: Signature, 
                 continue  # the API's own form about a parameter wins over a generic one
             taken.add(key)
             value = node_text(bound.get(m.keyword), lines) if m.keyword and bound.get(m.keyword) is not None and not form.condition("varargs") else None
+            if value is None and form.condition("first") and call.args:
+                value = node_text(call.args[0], lines)  # the argument a `first` form is about
             matched.append(Matched(form, m.keyword, value))
     if not matched:
         return None

@@ -467,7 +467,9 @@ class ScopeVisitor(Visitor):
             if node.id == "self" and self.scope.self_name:
                 return None
             qualified = self.context.binding(node.id)
-            if qualified:
+            # `from torch.utils.data import Dataset` then `class Dataset(Dataset)`: a function body
+            # runs after the module is loaded, so there the name is the module's own class.
+            if qualified and not (self.context.is_local_class(node.id) and self._in_function()):
                 return Ref(qualified)
             if self.context.is_local_class(node.id):
                 return Ref(f"{LOCAL}.{node.id}")
@@ -704,7 +706,7 @@ class ScopeVisitor(Visitor):
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.scope_self_name()):
             return False
         cls = self.class_stack[0] if self.class_stack else None
-        if cls is None or self.context.layer_framework(cls.name) is None or func.attr not in _assigned_attributes(cls):
+        if cls is None or self.context.layer_framework(cls.name) is None or func.attr not in assigned_attributes(cls):
             return False
         return bool(node.args) and isinstance(self.infer(node.args[0]), TensorValue)
 
@@ -718,6 +720,12 @@ class ScopeVisitor(Visitor):
             framework = self.module_framework()
             return TensorValue(framework) if framework else None
         return None
+
+    def _in_function(self) -> bool:
+        scope: Optional[Scope] = self.scope
+        while scope is not None and scope.function is None:
+            scope = scope.parent
+        return scope is not None
 
     def _chained_tensors(self) -> FrozenSet[int]:
         """Receivers the calls made on them show to be tensors, in the function being walked
@@ -1290,7 +1298,7 @@ def _without_none(annotation: ast.AST, context: Optional[ModuleContext] = None) 
 _ASSIGNED = "_msport_self_attributes"  # memo on the class node
 
 
-def _assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
+def assigned_attributes(cls: ast.ClassDef) -> FrozenSet[str]:
     """Attributes some method of *cls* assigns on its first parameter (`self.layer4 = ...`)."""
     found = cls.__dict__.get(_ASSIGNED)
     if found is None:

@@ -23,7 +23,7 @@ from ...knowledge.proven import covered, shape_of
 from ..container_reach import ContainerReach
 from ..call_forms import Bound, CallVerdict, Site, judge_call, render, signature_for
 from ..dtype_hints import DtypeOracle
-from ..names import Instance, Ref, is_layer_class, names_tensor_method
+from ..names import Instance, Ref, TensorValue, assigned_attributes, is_layer_class, names_tensor_method
 from ..parents import called_by, parent_map
 from ..rename_safety import call_safety
 from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
@@ -107,7 +107,8 @@ class ApiMappingCheck(Check):
         base = node.value
         if isinstance(base, ast.Name) and base.id == self.scope_self_name():
             in_layer = self.class_stack and self.context.layer_framework(self.class_stack[-1].name) == "torch"
-            if in_layer and self.self_attribute(node.attr) is None:
+            # `self.cpu = cpu` in __init__: the class's own attribute hides the Module method.
+            if in_layer and self.self_attribute(node.attr) is None and node.attr not in assigned_attributes(self.class_stack[-1]):
                 return self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
             return None
         value = self.infer(base)
@@ -419,7 +420,7 @@ class ApiMappingCheck(Check):
         oracle = DtypeOracle(default_callforms().dtype_hints, self.qualified, self.scope.function)
         attribute = parent.attr if isinstance(parent, ast.Attribute) and parent.value is call else ""
         site = Site(kind, not isinstance(parent, ast.Expr), self._in_torch_container(call, parents), oracle.dtype_of,
-                    self.settings.backend, attribute)
+                    self.settings.backend, attribute, lambda value: isinstance(self.infer(value), TensorValue))
         return judge_call(call, forms, signature, site, self.chunk.lines)
 
     def _in_torch_container(self, call: ast.Call, parents, collected: bool = False) -> bool:
@@ -480,6 +481,8 @@ class ApiMappingCheck(Check):
             if not target.startswith("mindspore.Tensor."):
                 return ()
             spelled, imports = target.rsplit(".", 1)[1], ()
+            if spelled == getattr(node, "attr", None) and not call.edits:
+                return ()  # `x.norm(2, dim=1)` ports as written: a fix would change nothing
         else:
             spelled, imports = self._spelling(target)
         if spelled is None:
