@@ -264,6 +264,25 @@ def test_a_name_bound_before_the_loop_gets_no_loop_finding():
     assert not [f for f in _findings(LOOP.format(before="        prev = x\n")) if f.code == "MS425"]
 
 
+#: Bound whenever read, in the same iteration (the dev corpus's look-alikes: kornia, yolov5,
+#: mmdet, speechbrain): no finding.
+BOUND_IN_THE_ITERATION = {
+    "with body": "with torch.no_grad():\n    m = x > 0\ny = x * m",
+    "with target": "with open('log') as f:\n    f.write('x')",
+    "try body": "try:\n    m = x + 1\nexcept ValueError:\n    raise\ny = m",
+    "same guard": "if self.on:\n    h = x * 2\nif self.on:\n    y = h",
+    "both sides": "if self.on:\n    h = x\nelse:\n    h = -x\ny = h",
+}
+
+
+@pytest.mark.parametrize("body", sorted(BOUND_IN_THE_ITERATION))
+def test_a_name_bound_whenever_it_is_read_gets_no_loop_finding(body):
+    lines = "".join(f"            {line}\n" for line in BOUND_IN_THE_ITERATION[body].splitlines())
+    source = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+              f"        for i in range(3):\n{lines}        return x\n")
+    assert not [f for f in _findings(source) if f.code == "MS425"], source
+
+
 @pytest.mark.parametrize("language,words", [("en", "t is a tensor already"), ("zh-CN", "t 已经是 Tensor")])
 def test_as_tensor_of_a_tensor_says_to_keep_the_tensor(language, words):
     source = "import torch\n\n\ndef f(t: torch.Tensor, a):\n    return torch.as_tensor(t), torch.as_tensor(a)\n"

@@ -105,18 +105,35 @@ def _bound_before(function: ast.AST, loop: ast.AST) -> Set[str]:
 def _dominated(load: ast.Name, name: str, loop: ast.AST, parents) -> bool:
     """Whether a statement that certainly runs before *load* in the same iteration binds *name*:
     an earlier statement of a block holding the load (the loop body, or a branch inside it)."""
+    guards = _guards(load, loop, parents)
     child: ast.AST = load
     while child is not loop:
         parent = parents[id(child)]
         for block in _blocks(parent):
             if any(s is child for s in block):
                 index = next(i for i, s in enumerate(block) if s is child)
-                if any(_binds(s, name) for s in block[:index]):
+                if any(_binds(s, name) or _bound_under(s, name, guards) for s in block[:index]):
                     return True
         if isinstance(child, ast.stmt) and _binds_before_value(child, load, name):
             return True
         child = parent
     return False
+
+
+def _guards(load: ast.Name, loop: ast.AST, parents) -> set:
+    """The tests of the ifs whose body holds *load*, inside the loop (as text)."""
+    tests, child = set(), load
+    while child is not loop:
+        parent = parents[id(child)]
+        if isinstance(parent, ast.If) and any(s is child for s in parent.body):
+            tests.add(ast.dump(parent.test))
+        child = parent
+    return tests
+
+
+def _bound_under(statement: ast.stmt, name: str, guards: set) -> bool:
+    """`if self.lm_weight > 0: h = ...` before a read under the same test: bound whenever read."""
+    return isinstance(statement, ast.If) and ast.dump(statement.test) in guards and any(_binds(s, name) for s in statement.body)
 
 
 def _binds(statement: ast.stmt, name: str) -> bool:
@@ -128,16 +145,28 @@ def _binds(statement: ast.stmt, name: str) -> bool:
     elif isinstance(statement, ast.If):
         # Bound on both sides (`if k: z = 1` / `else: z = 2`).
         return bool(statement.orelse) and all(any(_binds(s, name) for s in block) for block in (statement.body, statement.orelse))
-    elif isinstance(statement, (ast.For, ast.With)):
-        targets = [statement.target] if isinstance(statement, ast.For) else [i.optional_vars for i in statement.items if i.optional_vars]
+    elif isinstance(statement, ast.For):
+        targets = [statement.target]
+    elif isinstance(statement, (ast.With, ast.Try)):
+        # A with body always runs, a try body does unless it raises (`with torch.no_grad(): y = ...`).
+        items = [i.optional_vars for i in statement.items if i.optional_vars] if isinstance(statement, ast.With) else []
+        return any(isinstance(n, ast.Name) and n.id == name for t in items for n in walk(t)) or any(_binds(s, name) for s in statement.body)
     else:
         return False
     return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in walk(t))
 
 
 def _binds_before_value(statement: ast.stmt, load: ast.Name, name: str) -> bool:
-    """`for prev in ...: use(prev)`: a for statement binds its target before its body runs."""
-    return isinstance(statement, ast.For) and _binds(statement, name) and any(n is load for s in statement.body for n in walk(s))
+    """`for prev in ...: use(prev)`, `with open(p) as f: f.write(...)`: the target is bound
+    before the body runs."""
+    if isinstance(statement, ast.For):
+        targets = [statement.target]
+    elif isinstance(statement, ast.With):
+        targets = [i.optional_vars for i in statement.items if i.optional_vars]
+    else:
+        return False
+    return (any(isinstance(n, ast.Name) and n.id == name for t in targets for n in walk(t))
+            and any(n is load for s in statement.body for n in walk(s)))
 
 
 def _blocks(node: ast.AST) -> Iterator[list]:
