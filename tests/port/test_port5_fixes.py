@@ -18,19 +18,16 @@ then port-check and convert-weights run as usual. One child process runs everyth
 packages."""
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 from msport.analysis import Analyzer, Settings
 from msport.analysis.findings import Safety
-from msport.analysis.fixes import apply_fix, fix_all
+from msport.analysis.fixes import apply_fix
 
-from weights.cli_runner import run_commands  # tests/ is on the path (conftest.py)
+from port.porting import port_model  # tests/ is on the path (conftest.py)
+from weights.cli_runner import run_commands
 
-MODELS = Path(__file__).parent / "models"
-SETTINGS = Settings().merged({"backend": "cpu"}, "test")
 MODEL = "init_chain"
 
 #: The chain built on both packages, each initialised by its own code, run on one input.
@@ -108,9 +105,7 @@ REDUCE_B = "self.reduce_b = nn.Conv2d(6, 8, 1, has_bias=True)"
 @pytest.fixture(scope="module")
 def ported(tmp_path_factory):
     folder = tmp_path_factory.mktemp(MODEL)
-    shutil.copy(MODELS / f"{MODEL}.py", folder / "reference.py")
-    text = fix_all((MODELS / f"{MODEL}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
-    (folder / "port.py").write_text(text, encoding="utf-8")
+    text = port_model(folder, MODEL)
     # The same port with one `.data` fix undone: the parameter keeps its old values.
     undone = text.replace("m.weight.data = m.weight.data.mul(scale)", "m.weight.data.mul_(scale)")
     assert undone != text
