@@ -1230,6 +1230,68 @@ def f(x):
     n = x.sum().item()
     return x / (n + 1.0)
 """),
+    # MS425: a name first bound in a loop, read before the iteration binds it (basicsr, torchdiffeq)
+    case("loop-carried", True, """
+def f(x):
+    for i in range(3):
+        if i > 0:
+            x = x + prev
+        prev = x * 2
+    return x
+""", fixed=True),
+    case("loop-carried", True, """
+def f(x):
+    for i in range(3):
+        if i == 0:
+            first = x
+        else:
+            x = x + first
+    return x
+""", fixed=True),
+    case("loop-carried", True, """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.Dense(4, 4, weight_init="ones", bias_init="zeros") for _ in range(3)])
+
+    def construct(self, x):
+        for i, layer in enumerate(self.layers):
+            if i > 0:
+                x = x + prev
+            prev = layer(x)
+        return x
+""", fixed=True),
+    case("loop-carried", True, """
+def f(x):
+    i = 0
+    while i < 3:
+        if i > 0:
+            x = x + prev
+        prev = x * 2
+        i += 1
+    return x
+""", fixed=True),
+    # look-alikes: bound before the loop, bound on both sides, bound above the read in the iteration
+    case("loop-carried", False, """
+def f(x):
+    prev = x
+    for i in range(3):
+        if i > 0:
+            x = x + prev
+        prev = x * 2
+    return x
+"""),
+    case("loop-carried", False, """
+def f(x):
+    for k in range(2):
+        if k:
+            z = 1.0
+        else:
+            z = 2.0
+        h = x * z
+        x = h + 1
+    return x
+"""),
 ]
 
 

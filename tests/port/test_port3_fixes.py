@@ -19,7 +19,6 @@ MindSpore tensor's max)."""
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,8 @@ from msport.analysis import Analyzer, Settings
 from msport.analysis.findings import Safety
 from msport.analysis.fixes import apply_fix, fix_all
 
-from weights.cli_runner import run_commands  # tests/ is on the path (conftest.py)
+from port.porting import port_model  # tests/ is on the path (conftest.py)
+from weights.cli_runner import run_commands
 
 MODELS = Path(__file__).parent / "models"
 SETTINGS = Settings().merged({"backend": "cpu"}, "test")
@@ -62,9 +62,7 @@ IDIOMS = [r"\btorch\.", r"\.size\(", r"\.detach\(\)", r"\.named_(parameters|modu
 @pytest.fixture(scope="module")
 def ported(tmp_path_factory):
     folder = tmp_path_factory.mktemp(MODEL)
-    shutil.copy(MODELS / f"{MODEL}.py", folder / "reference.py")
-    text = fix_all((MODELS / f"{MODEL}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
-    (folder / "port.py").write_text(text, encoding="utf-8")
+    text = port_model(folder, MODEL)
     return folder, text
 
 

@@ -16,16 +16,16 @@ list arithmetic, a comprehension, *args of a method, a factory's return) is neve
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from msport.analysis import Analyzer, Settings
 from msport.analysis.findings import Safety
-from msport.analysis.fixes import apply_fix, fix_all
+from msport.analysis.fixes import apply_fix
 
-from weights.cli_runner import run_commands  # tests/ is on the path (conftest.py)
+from port.porting import port_model  # tests/ is on the path (conftest.py)
+from weights.cli_runner import run_commands
 
 MODELS = Path(__file__).parent / "models"
 SETTINGS = Settings().merged({"backend": "cpu"}, "test")
@@ -86,9 +86,7 @@ print('copy independent', float(x[0, 0].asnumpy()) == 0.0)
 @pytest.fixture(scope="module")
 def ported(tmp_path_factory):
     folder = tmp_path_factory.mktemp(MODEL)
-    shutil.copy(MODELS / f"{MODEL}.py", folder / "reference.py")
-    text = fix_all((MODELS / f"{MODEL}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
-    (folder / "port.py").write_text(text, encoding="utf-8")
+    text = port_model(folder, MODEL)
     return folder, text
 
 
@@ -103,9 +101,7 @@ def relu_fix(source: str):
 def pyramid(tmp_path_factory):
     """The ModuleLists filled by append: fix-all names their parameters by path."""
     folder = tmp_path_factory.mktemp(PYRAMID)
-    shutil.copy(MODELS / f"{PYRAMID}.py", folder / "pyramid_ref.py")  # one child imports both references
-    text = fix_all((MODELS / f"{PYRAMID}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
-    (folder / "port.py").write_text(text, encoding="utf-8")
+    text = port_model(folder, PYRAMID, "pyramid_ref.py")  # one child imports every reference
     return folder, text
 
 
@@ -113,9 +109,7 @@ def pyramid(tmp_path_factory):
 def dense(tmp_path_factory):
     """Layers registered by add_module in a loop: fix-all names their parameters by path."""
     folder = tmp_path_factory.mktemp(DENSE)
-    shutil.copy(MODELS / f"{DENSE}.py", folder / "dense_ref.py")
-    text = fix_all((MODELS / f"{DENSE}.py").read_text(encoding="utf-8"), SETTINGS, unsafe=True).text
-    (folder / "port.py").write_text(text, encoding="utf-8")
+    text = port_model(folder, DENSE, "dense_ref.py")  # one child imports every reference
     return folder, text
 
 

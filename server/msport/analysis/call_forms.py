@@ -69,7 +69,8 @@ class Site:
     dtype_of: Callable[[ast.AST], Optional[str]]  # "int", "float", "bool", "complex" or None
     backend: str = ""  # the configured backend (ascend, gpu, cpu): a kernel may exist on one only
     result_attribute: str = ""  # the attribute read straight off the call's result (`.values`)
-    is_tensor: Callable[[ast.AST], bool] = lambda node: False  # the scope types the value a tensor
+    #: whether an argument is known to hold a tensor (the check's typing; `value = "tensor"`)
+    is_tensor: Callable[[ast.AST], bool] = lambda node: False
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,10 @@ def matches(form: CallForm, bound: Bound, signature: Signature, site: Site) -> O
         if actual is None or not (actual == first or (first != "variable" and _kind_matches(first, actual))):
             return None
     wanted = form.condition("value")
-    if wanted and not _kind_matches(wanted, value_kind(node)):
+    if wanted == "tensor":
+        if node is None or not site.is_tensor(node):
+            return None
+    elif wanted and not _kind_matches(wanted, value_kind(node)):
         return None
     if "equals" in dict(form.when) and not _literal_equals(node, form.condition("equals")):
         return None

@@ -105,6 +105,11 @@ class Related:
         return replace(self, span=self.span.shifted(lines)) if lines and self.anchor is None else self
 
 
+#: A finding's tag: a method judged by its name alone, on a receiver msport could not type
+#: (port_fixes.py makes its fix unsafe).
+UNTYPED_RECEIVER = "untyped-receiver"
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str

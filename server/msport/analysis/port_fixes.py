@@ -21,7 +21,7 @@ from .. import pyast
 from ..knowledge.messages import listing, message
 from ..knowledge.port_fixes import Helper, PortFix, default_port_fix_rules
 from ..knowledge.rule_texts import in_language
-from .findings import Edit, Finding, Fix, Safety, Span
+from .findings import UNTYPED_RECEIVER, Edit, Finding, Fix, Safety, Span
 from .parents import parent_map
 from .rewriting import node_text
 from .spans import attribute_name_span, node_span
@@ -130,6 +130,8 @@ class _Site:
         fix = builder(rule, node, finding)
         if fix is None:
             return None
+        if UNTYPED_RECEIVER in finding.tags and fix.safety == Safety.SAFE:
+            fix = replace(fix, safety=Safety.UNSAFE, reason=message("unsafe.untyped_receiver", self.language, receiver=self.text(node.value)))
         # The check's fix is unproven for this call: a safe port fix goes first, an unsafe one after it.
         return (fix,) + finding.fixes if fix.safety == Safety.SAFE else finding.fixes + (fix,)
 

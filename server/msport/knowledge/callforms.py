@@ -30,7 +30,7 @@ VERDICTS = ("equivalent", "rewrite", "divergent", "missing")
 MATCHERS = ("keyword", "absent", "value", "equals", "lacking", "varargs", "inside", "dtype",
             "unused_result", "kind", "target_has", "renamed", "backend", "result_attribute", "at_default", "present", "first")
 VALUE_KINDS = ("true", "false", "bool", "int", "float", "number", "str", "none", "list", "tuple",
-               "sequence", "literal", "variable", "generator", "dtype", "device")
+               "sequence", "literal", "variable", "generator", "dtype", "device", "tensor")
 INSIDE = ("torch-container",)
 DTYPES = ("int", "bool", "complex", "float")
 API_KINDS = ("class", "function", "method")

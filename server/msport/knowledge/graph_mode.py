@@ -29,7 +29,7 @@ KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
     "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard", "host-size",
-    "host-output", "layer-attribute", "global-container",
+    "host-output", "layer-attribute", "global-container", "loop-carried",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.
@@ -49,7 +49,8 @@ CONTEXT_KEYS = ("graph", "jit", "unseen", "torch", "bytecode", "fullgraph", "mes
 _FRAMES = ("message", "lengths")
 JOIN_KEYS = tuple(f"{where}_{why}" for where in ("name", "return", "expression") for why in ("tensor_number", "tensor_tuple", "tuple_length")) + ("name_list_growth",)
 SETTING_KEYS = ("deprecated", "not_sinking")
-FIX_KEYS = ("move_import", "move_import_unsafe", "delete", "set_to_tuple", "reversed", "classmethod_to_static", "set_data", "sort", "extend_loop")
+FIX_KEYS = ("move_import", "move_import_unsafe", "delete", "set_to_tuple", "reversed", "classmethod_to_static", "set_data", "sort", "extend_loop",
+            "loop_carried")
 SETTING_VERSIONS = ("o2_sinking", "o2_deprecated")
 
 _RULE_TEXTS = ("found", "effect", "instead")

@@ -52,6 +52,8 @@ class TensorFacts:
     #: Evidence when called with an integer (x.view(-1, 4)), and in-place methods that are none.
     tensor_evidence_size_calls: FrozenSet[str] = frozenset()
     inplace_evidence_exceptions: FrozenSet[str] = frozenset()
+    #: methods of a torch layer no other object has: judged on a receiver msport cannot type
+    layer_only_methods: FrozenSet[str] = frozenset()
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -232,6 +234,7 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         layer_containers=frozenset(data.get("layer_containers", ())),
         tensor_evidence_size_calls=frozenset(data.get("tensor_evidence_size_calls", ())),
         inplace_evidence_exceptions=frozenset(data.get("inplace_evidence_exceptions", ())),
+        layer_only_methods=frozenset(data.get("layer_only_methods", ())),
     )
 
 

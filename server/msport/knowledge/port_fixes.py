@@ -122,12 +122,28 @@ class ParameterRules:
 
 
 @dataclass(frozen=True)
+class InplaceDataRules:
+    """MS106, an in-place method called through `.data`: what each method does on MindSpore, the
+    out-of-place replacements, the texts."""
+
+    backends: Tuple[str, ...] = ()  # where the outcomes were measured
+    unchanged: Tuple[str, ...] = ()  # methods that return the result and leave the tensor as it was
+    no_kernel: Tuple[str, ...] = ()  # methods with no kernel on those backends
+    replacements: Tuple[Tuple[str, str], ...] = ()  # method -> out-of-place template ({value}, {args})
+    texts: Dict[str, RuleText] = field(default_factory=dict)
+
+    def text(self, key: str, language: str, **values) -> str:
+        return in_language(self.texts[key], language).format(**values)
+
+
+@dataclass(frozen=True)
 class PortFixRules:
     fixes: Tuple[PortFix, ...] = ()
     init: Dict[str, InitRule] = field(default_factory=dict)
     helpers: Dict[str, Helper] = field(default_factory=dict)
     imports: ImportRules = ImportRules()
     parameters: ParameterRules = ParameterRules()
+    inplace_data: InplaceDataRules = InplaceDataRules()
     problems: Tuple[RuleProblem, ...] = ()
 
     def for_api(self, name: Optional[str]) -> Optional[PortFix]:
@@ -193,7 +209,22 @@ def load_port_fix_rules(directory: Optional[Path] = None) -> PortFixRules:
                                                                 "init_dropped", "init_tuple"), problems, others=("layers_tuple_first",))
     tuple_first = tuple(table.get("layers_tuple_first", ())) if isinstance(table, Mapping) else ()
     return PortFixRules(tuple(fixes), init, helpers, _import_rules(data.get("imports", {}), problems),
-                        ParameterRules(**parameters, layers_tuple_first=tuple_first), tuple(problems))
+                        ParameterRules(**parameters, layers_tuple_first=tuple_first), _inplace_data(data.get("inplace_data", {}), problems),
+                        tuple(problems))
+
+
+def _inplace_data(table: Any, problems: List[RuleProblem]) -> InplaceDataRules:
+    lists = ("backends", "unchanged", "no_kernel")
+    texts = read_texts(table, FILE_NAME, "[inplace_data]", ("unchanged_effect", "no_kernel_effect", "message", "instead", "instead_initializer",
+                                                              "title"), problems, others=lists + ("replacements",))
+    if not isinstance(table, Mapping):
+        return InplaceDataRules()
+    replacements = table.get("replacements", {})
+    known = set(table.get("unchanged", ())) | set(table.get("no_kernel", ()))
+    for method in replacements:
+        if method not in known:
+            problems.append(RuleProblem(FILE_NAME, "[inplace_data]", "replacements", f"{method} is in neither unchanged nor no_kernel"))
+    return InplaceDataRules(*(tuple(table.get(name, ())) for name in lists), tuple(replacements.items()), texts)
 
 
 def _import_rules(table: Any, problems: List[RuleProblem]) -> ImportRules:

@@ -155,6 +155,7 @@ def plan(model: ModelMap, state: Dict[str, Any], checkpoint: str, model_name: st
         result.problems.append(message("lazy_value", torch_key=key))
     state = {key: tensor for key, tensor in state.items() if key not in lazy}
     used: Dict[str, str] = {}
+    missing: List[Slot] = []
     for slot in model.slots:
         tensor = state.get(slot.torch_key)
         if tensor is None:
@@ -165,7 +166,7 @@ def plan(model: ModelMap, state: Dict[str, Any], checkpoint: str, model_name: st
                 result.kept.append(slot)
                 result.notes.append(message("frozen_param", name=slot.path, layer=_short(slot.layer.mindspore)))
             else:
-                result.problems.append(message("missing_value", name=slot.path, torch_key=slot.torch_key))
+                missing.append(slot)
             continue
         used[slot.torch_key] = slot.path
         value = _fit(tensor, slot)
@@ -174,7 +175,15 @@ def plan(model: ModelMap, state: Dict[str, Any], checkpoint: str, model_name: st
                                            name=slot.path, ms_shape=_shape(slot.parameter.shape)))
             continue
         result.values.append(Value(slot, value, tuple(tensor.shape)))
-    _explain_leftovers(model, state, used, result)
+    unmapped = _explain_leftovers(model, state, used, result)
+    paired = _by_order(missing, unmapped, state) if used else None
+    if paired is None:
+        result.problems += [message("missing_value", name=slot.path, torch_key=slot.torch_key) for slot in missing]
+        result.problems += [problem for _, problem in unmapped]
+    else:
+        for slot, key, value in paired:
+            result.values.append(Value(slot, value, tuple(state[key].shape)))
+            result.notes.append(message("order_matched", torch_key=key, name=slot.path, shape=_shape(value.shape)))
     if state and not used and model.slots:
         result.problems[:] = [message(
             "nothing_matches", checkpoint=checkpoint, model=model_name, count=len(state), name=model_name,
@@ -215,7 +224,10 @@ def _numpy(tensor):
     return value.numpy()
 
 
-def _explain_leftovers(model: ModelMap, state: Dict[str, Any], used: Dict[str, str], result: Plan) -> None:
+def _explain_leftovers(model: ModelMap, state: Dict[str, Any], used: Dict[str, str], result: Plan) -> List[Tuple[str, str]]:
+    """Notes on the PyTorch tensors no parameter took by name (dropped on purpose, tied, a plain
+    tensor of the model); the others, in checkpoint order, with the problem each would be."""
+    unmapped: List[Tuple[str, str]] = []
     converted = {_storage(state[key]): key for key in used}
     for key, tensor in state.items():
         if key in used:
@@ -238,9 +250,26 @@ def _explain_leftovers(model: ModelMap, state: Dict[str, Any], used: Dict[str, s
                 result.problems.append(message("plain_tensor_differs", torch_key=key, difference=difference))
             continue
         if leaf == "bias" and owner is not None and not any(s.cell == owner.path and s.attribute == "bias" for s in model.slots):
-            result.problems.append(message("unmapped_bias_hint", torch_key=key, torch_shape=_shape(tensor.shape), cell=owner.path or "the root"))
+            unmapped.append((key, message("unmapped_bias_hint", torch_key=key, torch_shape=_shape(tensor.shape), cell=owner.path or "the root")))
             continue
-        result.problems.append(message("unmapped_key", torch_key=key, torch_shape=_shape(tensor.shape)))
+        unmapped.append((key, message("unmapped_key", torch_key=key, torch_shape=_shape(tensor.shape))))
+    return unmapped
+
+
+def _by_order(missing: List[Slot], unmapped: List[Tuple[str, str]], state: Dict[str, Any]):
+    """The parameters no name matched paired with the tensors no parameter took, in model order
+    and checkpoint order, when there are as many of each and every pair has one shape (a layer
+    renamed or regrouped by the port: mmdet's FPN built with other attribute names). None when
+    they do not line up: then no pairing is certain, and each is reported."""
+    if not missing or len(missing) != len(unmapped):
+        return None
+    paired = []
+    for slot, (key, _) in zip(missing, unmapped):
+        value = _fit(state[key], slot)
+        if value is None:
+            return None
+        paired.append((slot, key, value))
+    return paired
 
 
 def _is_lazy(tensor) -> bool:

@@ -197,3 +197,29 @@ def build_model(cfg):
     except ImportError:
         timm = None
     return timm
+
+
+class Res2NetBlock(nn.Module):
+    """speechbrain's ECAPA Res2Net block: each split adds the one before it."""
+
+    def __init__(self, channels=8, scale=4):
+        super().__init__()
+        self.scale = scale
+        self.blocks = nn.ModuleList([nn.Conv1d(channels // scale, channels // scale, 3, padding=1) for _ in range(scale - 1)])
+
+    def forward(self, x):
+        y = []
+        for i, x_i in enumerate(torch.chunk(x, self.scale, dim=1)):
+            if i == 0:
+                y_i = x_i
+            elif i == 1:
+                y_i = self.blocks[i - 1](x_i)
+            else:
+                y_i = self.blocks[i - 1](x_i + y_i)  # MS425
+            y.append(y_i)
+        total = None
+        for part in y:
+            if total is not None:  # ok: bound before the loop
+                part = part + total  # ok
+            total = part
+        return torch.cat(y, dim=1) + total

@@ -26,13 +26,14 @@ from ..dtype_hints import DtypeOracle
 from ..names import Instance, Ref, TensorValue, assigned_attributes, is_layer_class, names_tensor_method
 from ..parents import called_by, parent_map
 from ..rename_safety import call_safety
-from ..findings import Category, Edit, Finding, Fix, Safety, Severity, Span
+from ..findings import UNTYPED_RECEIVER, Category, Edit, Finding, Fix, Safety, Severity, Span
 from .base import Check
 
 #: A table clause naming a parameter that differs without saying how.
 _VAGUE_CLAUSE = re.compile(r"^(\w+) behaves differently$")
 
 _CODES = {"missing": "MS101", "divergent": "MS102", "equivalent": "MS103"}
+
 #: A call's verdict (from its forms) -> the status it is reported with.
 _CALL_STATUS = {"missing": "missing", "divergent": "divergent", "rewrite": "equivalent", "equivalent": "equivalent"}
 _CATEGORIES = {
@@ -50,6 +51,7 @@ class ApiMappingCheck(Check):
         super().__init__(chunk)
         self._called: set = set()  # ids of the expressions called: `x.size(0)` calls x.size
         self._reach: Optional[ContainerReach] = None  # one per chunk: it indexes reads and calls once
+        self._untyped: set = set()  # ids of layer methods judged on a receiver msport could not type
 
     def visit_Call(self, node: ast.Call) -> None:
         self._called.add(id(node.func))
@@ -112,6 +114,11 @@ class ApiMappingCheck(Check):
                 return self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
             return None
         value = self.infer(base)
+        if value is None and node.attr in self.facts.layer_only_methods and self.module_framework() == "torch" \
+                and isinstance(base, (ast.Name, ast.Attribute)):
+            # `module.modules()` on a function's parameter: only a torch layer has the method.
+            self._untyped.add(id(node))
+            return self._ruled(f"{self.facts.layer_base['torch']}.{node.attr}")
         if not isinstance(value, Instance) or (value.framework or self.facts.framework_of(value.cls)) != "torch":
             return None
         if self.is_layer(value):
@@ -274,6 +281,7 @@ class ApiMappingCheck(Check):
                 torch_api=qualified,
                 mindspore_api=target,
                 fixes=fixes,
+                tags=(UNTYPED_RECEIVER,) if id(node) in self._untyped else (),
             )
         )
 

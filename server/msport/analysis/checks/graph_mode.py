@@ -35,6 +35,7 @@ from ..visitor import walk
 from . import graph_mode_fixes as fixes
 from .base import Check
 from .graph_mode_branches import BranchJudge
+from .graph_mode_loops import LoopJudge
 from .graph_mode_output import OutputJudge
 from .graph_mode_state import StateJudge
 
@@ -89,6 +90,7 @@ class GraphModeCheck(Check):
         self.branches = BranchJudge(self)
         self.state = StateJudge(self)
         self.output = OutputJudge(self)
+        self.loops = LoopJudge(self)
         self._class_facts: Dict[str, ClassFacts] = {}
         self._handled: Set[int] = set()  # nodes a finding on an enclosing node already covers
         self._syntax = {node: rule for rule in self.rules.of_kind("syntax") for node in rule.nodes}
@@ -447,13 +449,16 @@ class GraphModeCheck(Check):
         if self.compiled():
             if node.orelse:
                 self._syntax_node(node, "WhileElse")
+            self.loops.loop(node)
             self.branches.visit_while(node)
         else:
             self.generic_visit(node)
 
     def visit_For(self, node: ast.For) -> None:
-        if self.compiled() and node.orelse:
-            self._syntax_node(node, "ForElse")
+        if self.compiled():
+            if node.orelse:
+                self._syntax_node(node, "ForElse")
+            self.loops.loop(node)
         super().visit_For(node)
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
