@@ -340,6 +340,8 @@ def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, s
         return None
     if qualified in knowledge.tensors.module_bases or is_layer_class(qualified, knowledge.tensors):
         return knowledge.tensors.framework_of(qualified)
+    if qualified in knowledge.tensors.library_layer_bases:
+        return knowledge.tensors.library_layer_bases[qualified]
     return context.imported_class(qualified)[1]  # a layer class of another module of the project
 
 

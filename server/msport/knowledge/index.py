@@ -52,6 +52,8 @@ class TensorFacts:
     #: Evidence when called with an integer (x.view(-1, 4)), and in-place methods that are none.
     tensor_evidence_size_calls: FrozenSet[str] = frozenset()
     inplace_evidence_exceptions: FrozenSet[str] = frozenset()
+    #: Base classes of libraries built on a framework -> that framework (their subclasses are layers).
+    library_layer_bases: Dict[str, str] = field(default_factory=dict)
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -212,6 +214,7 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         tensor_namespaces=frozenset(data["tensor_namespaces"]),
         tensor_classes=frozenset(data["tensor_classes"]),
         module_bases=frozenset(data["module_bases"]),
+        library_layer_bases={c: f for f, classes in data.get("library_layer_bases", {}).items() for c in classes},
         non_tensor_functions=frozenset(data["non_tensor_functions"]),
         non_tensor_methods=frozenset(data["non_tensor_methods"]),
         non_tensor_attributes=frozenset(data["non_tensor_attributes"]),
