@@ -157,3 +157,29 @@ def test_a_method_stored_on_self_is_called_with_what_the_caller_passes(analyze):
     )
     lines = sorted((f.span.start_line + 1, f.code) for f in analyze(text) if f.code.startswith("MS2"))
     assert lines == [(7, "MS201"), (27, "MS205")], lines
+
+
+def test_a_loop_whose_trip_count_follows_the_data_and_that_collects_tensors_is_reported(analyze):
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Collect(nn.Module):\n"
+        "    def forward(self, x, scores):\n"
+        "        n = (scores > 0.5).sum()\n"
+        "        out = []\n"
+        "        for i in range(int(n.item())):\n"            # line 9: as many tensors as the data says
+        "            out.append(x[i] * 2)\n"
+        "        fixed = []\n"
+        "        for i in range(x.shape[0]):\n"               # line 12: a shape: static
+        "            fixed.append(x[i] * 2)\n"
+        "        k = int(n.item())\n"
+        "        total = x.sum()\n"
+        "        for i in range(k):\n"                        # line 16: data trip count, nothing collected
+        "            total = total + 1\n"
+        "        return torch.stack(out), torch.stack(fixed), total\n"
+    )
+    loops = [f for f in analyze(text) if f.code == "MS211"]
+    assert [f.span.start_line + 1 for f in loops] == [9]
+    assert "`for i in range(int(n.item()))`" in loops[0].message
+    assert "each pass adds a tensor to `out`, so how many tensors it collects is decided by the data" in loops[0].message
+    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
+    assert "每次迭代都向 `out` 添加一个 Tensor" in chinese.message
