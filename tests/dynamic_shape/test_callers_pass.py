@@ -183,3 +183,34 @@ def test_a_loop_whose_trip_count_follows_the_data_and_that_collects_tensors_is_r
     assert "each pass adds a tensor to `out`, so how many tensors it collects is decided by the data" in loops[0].message
     (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
     assert "每次迭代都向 `out` 添加一个 Tensor" in chinese.message
+
+
+def test_a_method_stored_through_partial_with_keywords_gets_the_callers_arguments(analyze):
+    # mmpose's SmoothL1Loss: `self.criterion = partial(self.smooth_l1_loss, beta=beta)`, a
+    # staticmethod whose inputs are the tensors forward passes. A partial binding a positional
+    # argument would shift them: it is not followed.
+    text = (
+        "from functools import partial\n"
+        "import torch.nn as nn\n\n\n"
+        "class SmoothL1(nn.Module):\n"
+        "    def __init__(self, beta=1.0):\n"
+        "        super().__init__()\n"
+        "        self.criterion = partial(self.smooth_l1_loss, reduction='none', beta=beta)\n"
+        "        self.shifted = partial(self.scaled, 2.0)\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def smooth_l1_loss(input, target, reduction='none', beta=1.0):\n"
+        "        delta = input - target\n"
+        "        mask = delta.abs() < beta\n"
+        "        delta[mask] = delta[mask].pow(2) / (2 * beta)\n"   # line 15: the read is MS202
+        "        return delta\n"
+        "\n"
+        "    def scaled(self, scale, a, b):\n"
+        "        gap = a - b\n"
+        "        return gap[gap.abs() < scale]\n"                   # line 20: scale is 2.0, a and b unknown
+        "\n"
+        "    def forward(self, output, target):\n"
+        "        return self.criterion(output, target) + self.shifted(output, target)\n"
+    )
+    lines = sorted((f.span.start_line + 1, f.code, f.severity.value) for f in analyze(text, backend="ascend", jit_level="O0") if f.code.startswith("MS2"))
+    assert lines == [(15, "MS202", "warning")], lines

@@ -23,7 +23,7 @@ from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
-from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, instantiate, join, join_arguments, source_text
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, instantiate, join, join_arguments, keyword_partial, source_text
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
 
@@ -179,6 +179,7 @@ class _Collector(ScopeVisitor):
             return
         value = node.value
         values = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
+        values = tuple(keyword_partial(v) for v in values)
         names = [v for v in values if isinstance(v, ast.Name) and v.id in self.function_names and not self.scope.lookup(v.id)[0]]
         me = self.scope_self_name()
         # `self.loss_method = self.pair_based_loss`: a bound method of the instance, called there.

@@ -27,7 +27,7 @@ from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence
 from ..knowledge.index import KnowledgeBase
 from ..knowledge.triggers import Trigger
 from .findings import Span
-from .names import GRAPH_FACT, LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
+from .names import GRAPH_FACT, LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue, dotted_name
 from .visitor import walk
 from .spans import node_span
 
@@ -1445,6 +1445,16 @@ def _all_value_deps(provs: Iterable[Prov]) -> FrozenSet[Tuple[str, int]]:
 _STORED = "_msport_stored_methods"  # memo on the class node
 
 
+def keyword_partial(value: ast.expr) -> ast.expr:
+    """The function of `partial(f, k=v)` (functools'), *value* itself otherwise. With keywords
+    only, calling the partial passes its positional arguments to f's parameters in order, so f
+    gets its callers' arguments (`self.criterion = partial(self.smooth_l1_loss, beta=beta)`)."""
+    if (isinstance(value, ast.Call) and len(value.args) == 1 and not isinstance(value.args[0], ast.Starred)
+            and dotted_name(value.func) in ("partial", "functools.partial")):
+        return value.args[0]
+    return value
+
+
 def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
     """Attributes a method of *cls* binds to methods of the instance (`self.loss_method =
     self.mat_based_loss if flag else self.pair_based_loss`) -> those methods' names; an attribute
@@ -1465,6 +1475,7 @@ def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
                 if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
                     continue
                 values = (node.value.body, node.value.orelse) if isinstance(node.value, ast.IfExp) else (node.value,)
+                values = tuple(keyword_partial(v) for v in values)
                 names = [v.attr for v in values if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == me]
                 if len(names) == len(values):
                     stored.setdefault(target.attr, []).extend(names)
