@@ -214,3 +214,46 @@ def test_a_method_stored_through_partial_with_keywords_gets_the_callers_argument
     )
     lines = sorted((f.span.start_line + 1, f.code, f.severity.value) for f in analyze(text, backend="ascend", jit_level="O0") if f.code.startswith("MS2"))
     assert lines == [(15, "MS202", "warning")], lines
+
+
+GRAPH_HELPERS = (
+    "import torch\nimport torch.nn as nn\n\n\n"
+    "def maybe_num_nodes(index, num_nodes=None):\n"
+    "    return int(index.max()) + 1 if num_nodes is None else num_nodes\n"
+    "\n\n"
+    "def degree(index, num_nodes=None):\n"
+    "    N = maybe_num_nodes(index, num_nodes)\n"
+    "    return torch.zeros((N,)).scatter_add_(0, index, torch.ones(index.shape[0]))\n"   # line 11
+    "\n\n"
+    "class Conv(nn.Module):\n"
+    "    def forward(self, x, edge_index):\n"
+    "        row, col = edge_index\n"
+    "        return degree(col, {size})\n"
+)
+
+
+@pytest.mark.parametrize("size, lines", [("x.size(0)", []), ("None", [11])])
+def test_an_optional_size_every_caller_passes_is_not_replaced_by_its_data_default(analyze, size, lines):
+    # torch_geometric's degree(col, x.size(0)): maybe_num_nodes computes the count from the data
+    # only when it is left out (a conditional expression), and no caller leaves it out.
+    found = [f.span.start_line + 1 for f in analyze(GRAPH_HELPERS.format(size=size)) if f.code.startswith("MS2")]
+    assert found == lines
+
+
+def test_a_size_parameter_gets_the_data_derived_count_its_callers_pass(analyze):
+    text = (
+        "import torch.nn as nn\n\n\n"
+        "def make(x, num_boxes):\n"
+        "    return x.new_zeros(num_boxes, 4)\n"                 # line 5: MS210 from the caller's count
+        "\n\n"
+        "def pad(x, max_len):\n"
+        "    return x.new_zeros(x.shape[0], max_len)\n"           # line 9: a shape is passed
+        "\n\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, scores):\n"
+        "        n = int((scores > 0.5).sum())\n"
+        "        return make(x, n), pad(x, x.shape[1])\n"
+    )
+    (finding,) = [f for f in analyze(text) if f.code.startswith("MS2")]
+    assert (finding.code, finding.span.start_line + 1) == ("MS210", 5)
+    assert "int((scores > 0.5).sum())" in finding.message

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .chunks import ParsedChunk
 from .lru import LRU
@@ -660,6 +660,7 @@ class GraphContextBuilder:
                 callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
                 callees=edges[name],
                 runs=runs.get(name),
+                omitted=_omitted(passed, len(decl.params), bool(outside)),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
@@ -796,6 +797,14 @@ def _propagate(seeds: Dict[str, List[str]], edges: Dict[str, Tuple[str, ...]], d
             status[name] = kind
             queue.extend(e for e in edges.get(name, ()) if e not in status)
     return {name: status.get(name, UNSEEN) for name in decls}
+
+
+def _omitted(calls: Sequence[Tuple[Optional[Prov], ...]], count: int, outside: bool) -> FrozenSet[int]:
+    """FunctionFacts.omitted: the parameters some call of this module leaves out or passes None;
+    every one when calls from other modules count too (their arguments come joined)."""
+    if outside:
+        return frozenset(range(count))
+    return frozenset(i for i in range(count) if any(i >= len(c) or c[i] is None or c[i].none for c in calls))
 
 
 def _runs(own: Dict[str, Origin], decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],

@@ -244,6 +244,9 @@ class FunctionFacts:
     #: (in this module or another), as written there: a branch on data that calls it decides
     #: whether that shape is made (graph_context.py).
     runs: Optional[Origin] = None
+    #: Positions of the parameters some call leaves out or passes None (all of them when callers
+    #: in other modules are joined in, which cannot say): the others are always given a value.
+    omitted: FrozenSet[int] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
@@ -658,25 +661,34 @@ class ProvenanceVisitor(ScopeVisitor):
     def _omitted_default(self, node: ast.If, before, after_body, after_else) -> None:
         """While summarising: `if p is None: p = default` (or `if p is not None: ... else: p =
         default`) on a parameter still as passed, with a default computed from data."""
-        if not (self.symbolic and len(self.frames) == 1) or not isinstance(node.test, ast.Compare):
+        tested = self._none_test(node.test, before)
+        if tested is None:
             return
-        test = node.test
-        if len(test.ops) != 1 or not isinstance(test.left, ast.Name) or not (
-                isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
-            return
-        frame, name = self.frames[-1], test.left.id
-        if name not in frame.params or not isinstance(test.ops[0], (ast.Is, ast.IsNot)):
-            return
-        index = frame.params.index(name)
-        bound = before.get(name)
-        if bound is None or ("value", index) not in bound[0].deps:
-            return
-        default = (after_body if isinstance(test.ops[0], ast.Is) else after_else).get(name)
+        name, index, when_none = tested
+        bound = before[name]
+        default = (after_body if when_none else after_else).get(name)
         if default is None or default is bound or not (default[0].data or default[0].dynamic):
             return
-        frame.data_defaults.add(index)
+        self.frames[-1].data_defaults.add(index)
         if self.passes_optional:
             self.env()[name] = bound
+
+    def _none_test(self, test: ast.AST, env: Dict[str, Binding]) -> Optional[Tuple[str, int, bool]]:
+        """While summarising: (name, position, whether the test holds when it is None) for `p is
+        None` / `p is not None` on a parameter still as passed."""
+        if not (self.symbolic and len(self.frames) == 1) or not isinstance(test, ast.Compare):
+            return None
+        if len(test.ops) != 1 or not isinstance(test.left, ast.Name) or not isinstance(test.ops[0], (ast.Is, ast.IsNot)) or not (
+                isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            return None
+        frame, name = self.frames[-1], test.left.id
+        if name not in frame.params:
+            return None
+        index = frame.params.index(name)
+        bound = env.get(name)
+        if bound is None or ("value", index) not in bound[0].deps:
+            return None
+        return name, index, isinstance(test.ops[0], ast.Is)
 
     def after_if(self, node: ast.If, before, after_body, after_else) -> None:
         """Hook: both branches walked (environments before, after the body, after orelse)."""
@@ -733,6 +745,9 @@ class ProvenanceVisitor(ScopeVisitor):
                 self.scope.values[name] = None  # construct(self, x, shape): a tuple, not a tensor
                 if self.symbolic and len(self.frames) == 1:
                     self.bind_name(name, Prov(deps=frozenset({("value", index)})), None)
+                elif passed is not None and not passed.tensor:
+                    # What the callers pass: `degree(col, x.size(0))` a shape, `int(n.item())` data.
+                    self.bind_name(name, passed, None)
                 continue
             if isinstance(value, TensorValue) and self.symbolic and len(self.frames) == 1:
                 # A tensor (x: Tensor) whose values the call decides: built from shapes at one
@@ -779,10 +794,15 @@ class ProvenanceVisitor(ScopeVisitor):
         unchanged since entry: they may be None (`scatter(x, batch, dim_size=batch_size)`)."""
         if not self.frames or not self.frames[-1].optional:
             return frozenset()
-        optional, env = self.frames[-1].optional, self.env()
+        frame = self.frames[-1]
+        optional, env = frame.optional, self.env()
+        # An optional input every caller passes a value (`degree(col, x.size(0))`) is no None here.
+        given = set() if frame.facts is None or not frame.facts.arguments else {
+            name for index, name in enumerate(frame.params) if index not in frame.facts.omitted}
 
         def unchanged(argument: ast.expr) -> bool:
-            return isinstance(argument, ast.Name) and argument.id in optional and env.get(argument.id) is optional[argument.id]
+            return (isinstance(argument, ast.Name) and argument.id in optional and argument.id not in given
+                    and env.get(argument.id) is optional[argument.id])
 
         found = {position for position, argument in enumerate(node.args) if unchanged(argument)}
         found |= {params.index(k.arg) for k in node.keywords if k.arg in params and unchanged(k.value)}
@@ -1326,6 +1346,15 @@ class ProvenanceVisitor(ScopeVisitor):
 
     def _eval_IfExp(self, node: ast.IfExp) -> Prov:
         a, b = self.evaluate(node.body), self.evaluate(node.orelse)
+        tested = self._none_test(node.test, self.env())
+        if tested is not None:
+            # `int(index.max()) + 1 if num_nodes is None else num_nodes`: the default computed from
+            # data runs only for calls that leave the parameter out (see Prov.when_omitted).
+            default, passed = (a, b) if tested[2] else (b, a)
+            if default.data or default.dynamic:
+                self.frames[-1].data_defaults.add(tested[1])
+                if self.passes_optional:
+                    return passed
         return join([a, b], tensor=a.tensor or b.tensor, mask=_masks([a, b]), keep_items=True)
 
     def _eval_Tuple(self, node) -> Prov:
