@@ -294,6 +294,17 @@ CASES = {
         "    return w\n",
         (4, "copy_"), (3, "resize_"),
     ),
+    # denoising_diffusion_pytorch: einops keeps a tensor a tensor; given a list, a list.
+    "einops rearrange": (
+        "import torch\n"
+        "from einops import rearrange\n"
+        "def embed(t: torch.Tensor, names):\n"
+        "    freqs = rearrange(t, 'b -> b 1') * 2\n"
+        "    tags = rearrange(names, 'a -> a')\n"
+        "    tags.count('x')\n"  # 6: a list
+        "    return freqs.sin()\n",  # 7
+        (7, "sin"), (6, "count"),
+    ),
 }
 
 

@@ -594,6 +594,9 @@ class ScopeVisitor(Visitor):
         if returned is not None:
             return returned
         if isinstance(func, Ref):
+            if func.qualified in self.facts.tensor_passthrough_functions and node.args:
+                first = self.infer(node.args[0])
+                return first if isinstance(first, TensorValue) else None
             return self._call_result(func.qualified)
         if isinstance(func, Instance) and self.is_layer(func):
             return TensorValue(func.framework or "torch")
