@@ -84,11 +84,16 @@ def test_a_loop_over_a_dynamic_length_tensor_is_reported_and_one_over_a_static_t
         "            total = total + row.sum()\n"
         "        return total\n"
     )
+    assert_only_loop(analyze, text, 8, "one pass per element of `labels.unique()`, whose length depends on the data", "的每个元素执行一次迭代")
+
+
+def assert_only_loop(analyze, text, line, english, chinese):
+    """The one MS211 of *text* is on *line*, saying *english* (and *chinese* in Chinese)."""
     loops = [f for f in analyze(text) if f.code == "MS211"]
-    assert [f.span.start_line + 1 for f in loops] == [8]
-    assert "one pass per element of `labels.unique()`, whose length depends on the data" in loops[0].message
-    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
-    assert "的每个元素执行一次迭代" in chinese.message
+    assert [f.span.start_line + 1 for f in loops] == [line]
+    assert english in loops[0].message
+    (translated,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
+    assert chinese in translated.message
 
 
 def test_topk_of_a_constant_k_gives_static_indices_even_from_a_masked_input(analyze):
@@ -177,12 +182,8 @@ def test_a_loop_whose_trip_count_follows_the_data_and_that_collects_tensors_is_r
         "            total = total + 1\n"
         "        return torch.stack(out), torch.stack(fixed), total\n"
     )
-    loops = [f for f in analyze(text) if f.code == "MS211"]
-    assert [f.span.start_line + 1 for f in loops] == [9]
-    assert "`for i in range(int(n.item()))`" in loops[0].message
-    assert "each pass adds a tensor to `out`, so how many tensors it collects is decided by the data" in loops[0].message
-    (chinese,) = [f for f in analyze(text, language="zh-CN") if f.code == "MS211"]
-    assert "每次迭代都向 `out` 添加一个 Tensor" in chinese.message
+    assert_only_loop(analyze, text, 9, "`for i in range(int(n.item()))`: the condition is computed from tensor data (from `n.item()`), "
+                     "and each pass adds a tensor to `out`, so how many tensors it collects is decided by the data", "每次迭代都向 `out` 添加一个 Tensor")
 
 
 def test_a_method_stored_through_partial_with_keywords_gets_the_callers_arguments(analyze):
@@ -257,3 +258,22 @@ def test_a_size_parameter_gets_the_data_derived_count_its_callers_pass(analyze):
     (finding,) = [f for f in analyze(text) if f.code.startswith("MS2")]
     assert (finding.code, finding.span.start_line + 1) == ("MS210", 5)
     assert "int((scores > 0.5).sum())" in finding.message
+
+
+def test_an_optional_layer_input_used_as_a_size_is_not_data_but_one_used_as_a_tensor_is(analyze):
+    # forward(self, x, max_len=None): a caller's Python number, or x.size(1) when left out.
+    text = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Lengths(nn.Module):\n"
+        "    def forward(self, x, max_len=None, length=None, lengths=None):\n"
+        "        if max_len is None:\n"
+        "            max_len = x.size(1)\n"
+        "        steps = torch.arange(max_len)\n"                      # line 9: a number
+        "        if length is not None:\n"
+        "            x = x[:, :length]\n"                               # line 11: a number
+        "        if lengths is not None:\n"
+        "            x = x[:, :int(lengths.max())]\n"                   # line 13: MS203, a tensor's values
+        "        return x, steps\n"
+    )
+    found = [(f.span.start_line + 1, f.code) for f in analyze(text) if f.code.startswith("MS2")]
+    assert found == [(13, "MS203")]

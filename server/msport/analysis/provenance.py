@@ -728,6 +728,7 @@ class ProvenanceVisitor(ScopeVisitor):
         defaults = _params_with_defaults(node)
         annotated = _annotated_params(node)
         constant_defaults = _params_with_defaults(node, constants_only=True)  # forward(self, x, k=5)
+        optional = _none_defaults(node)
         # Inputs of a jit-compiled function are tensors (Python scalars become constants), when
         # no caller in this file says what they are.
         jit_inputs = framework is not None and not self.symbolic and not (facts and facts.callers)
@@ -765,7 +766,10 @@ class ProvenanceVisitor(ScopeVisitor):
                 # gather of that length, and their length a data-dependent count.
                 self.bind_name(name, passed, None)
             elif isinstance(value, TensorValue):
-                self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
+                # An optional input of a layer (`forward(self, x, max_len=None)`) is as often a
+                # Python number as a tensor: used directly as a size or a bound it is not data.
+                kind = Kind.UNKNOWN if name in optional and self._layer_input(node) else Kind.DATA
+                self.bind_name(name, Prov(kind, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
                 self.scope.values[name] = TensorValue(framework)
                 self.bind_name(name, Prov(Kind.DATA, tensor=framework, mask=self._mask_name(name)), None)
@@ -776,18 +780,12 @@ class ProvenanceVisitor(ScopeVisitor):
                 if passed.tensor:
                     self.scope.values[name] = TensorValue(passed.tensor)
                 self.bind_name(name, passed, None)
-        self._note_optional(node)
+        self._note_optional(node, optional)
 
-    def _note_optional(self, node: ast.AST) -> None:
+    def _note_optional(self, node: ast.AST, optional: FrozenSet[str]) -> None:
         """The inputs defaulting to None, as bound on entry (see Frame.optional)."""
-        args = getattr(node, "args", None)
-        if args is None:
-            return
-        positional = [*args.posonlyargs, *args.args]
-        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
-            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
         env = self.env()
-        self.frames[-1].optional = {a.arg: env.get(a.arg) for a, d in pairs if isinstance(d, ast.Constant) and d.value is None}
+        self.frames[-1].optional = {name: env.get(name) for name in optional}
 
     def maybe_none(self, node: ast.Call, params: Sequence[str]) -> FrozenSet[int]:
         """Parameters (positions in *params*) that *node* passes the caller's optional inputs,
@@ -1458,6 +1456,17 @@ def _params_with_defaults(node: ast.AST, constants_only: bool = False) -> Frozen
     if constants_only:
         pairs = [(a, d) for a, d in pairs if isinstance(d, ast.Constant) and d.value is not None]
     return frozenset(a.arg for a, _ in pairs)
+
+
+def _none_defaults(node: ast.AST) -> FrozenSet[str]:
+    """Parameters defaulting to None."""
+    args = getattr(node, "args", None)
+    if args is None:
+        return frozenset()
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return frozenset(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
 
 
 def _index_elements(index: ast.AST) -> Sequence[ast.AST]:
