@@ -305,6 +305,16 @@ CASES = {
         "    return freqs.sin()\n",  # 7
         (7, "sin"), (6, "count"),
     ),
+    # higher's optimizers: a branch that lets only tensors in (the other side is any value).
+    "isinstance branch": (
+        "import torch as _torch\n"
+        "def apply(replacement, target):\n"
+        "    if isinstance(replacement, _torch.Tensor) and isinstance(target, _torch.Tensor):\n"
+        "        replacement = replacement.to(target.device)\n"  # 4
+        "        return replacement\n"
+        "    return replacement.count(1)\n",  # 6: any value
+        (4, "to"), (6, "count"),
+    ),
 }
 
 

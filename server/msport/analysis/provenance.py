@@ -638,8 +638,10 @@ class ProvenanceVisitor(ScopeVisitor):
         self._branch_depth += 1
         for name, _, true, false in refinements:
             env[name] = false if negated else true
+        narrowed = {} if negated else self.narrow(test)
         for stmt in node.body:
             self.visit(stmt)
+        self.widen(narrowed)
         after_body = _unrefined(dict(env), refinements)
         env.clear()
         env.update(before)
