@@ -294,6 +294,27 @@ CASES = {
         "    return w\n",
         (4, "copy_"), (3, "resize_"),
     ),
+    # denoising_diffusion_pytorch: einops keeps a tensor a tensor; given a list, a list.
+    "einops rearrange": (
+        "import torch\n"
+        "from einops import rearrange\n"
+        "def embed(t: torch.Tensor, names):\n"
+        "    freqs = rearrange(t, 'b -> b 1') * 2\n"
+        "    tags = rearrange(names, 'a -> a')\n"
+        "    tags.count('x')\n"  # 6: a list
+        "    return freqs.sin()\n",  # 7
+        (7, "sin"), (6, "count"),
+    ),
+    # higher's optimizers: a branch that lets only tensors in (the other side is any value).
+    "isinstance branch": (
+        "import torch as _torch\n"
+        "def apply(replacement, target):\n"
+        "    if isinstance(replacement, _torch.Tensor) and isinstance(target, _torch.Tensor):\n"
+        "        replacement = replacement.to(target.device)\n"  # 4
+        "        return replacement\n"
+        "    return replacement.count(1)\n",  # 6: any value
+        (4, "to"), (6, "count"),
+    ),
 }
 
 

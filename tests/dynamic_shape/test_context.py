@@ -398,3 +398,30 @@ def test_a_slice_written_with_a_data_bound_is_reported_and_writes_through_masks_
     found = sorted((f.code, f.span.start_line) for f in dynamic(analyze(text)))
     assert found == [("MS201", 7), ("MS203", 5), ("MS203", 6)]
     assert "slice assignment" in dynamic(analyze(text))[0].message
+
+
+@pytest.mark.parametrize("base", ["from mmengine.model import BaseModule", "from mmcv.runner import BaseModule"])
+def test_a_head_on_openmmlab_base_module_is_a_layer_whose_forward_is_graph_code(analyze, base):
+    # mmdet/mmpose heads subclass BaseModule (a torch.nn.Module msport does not read): their
+    # forward is compiled after the port, its inputs are tensors.
+    text = (
+        f"import torch\n{base}\n\n\n"
+        "class Head(BaseModule):\n"
+        "    def forward(self, feats, scores):\n"
+        "        keep = scores > 0.5\n"
+        "        return feats[keep]\n"                       # line 8: MS202
+    )
+    finding = only(analyze(text, backend="ascend", jit_level="O0"))
+    assert (finding.code, finding.span.start_line + 1, finding.severity.value) == ("MS202", 8, "warning")
+
+
+def test_a_plain_class_named_like_a_module_is_no_layer(analyze):
+    # Only the listed library bases make a layer, not a name that looks like one.
+    text = (
+        "import torch\nfrom mylib import BaseModule\n\n\n"
+        "class Head(BaseModule):\n"
+        "    def forward(self, feats, scores):\n"
+        "        keep = scores > 0.5\n"
+        "        return feats[keep]\n"
+    )
+    assert dynamic(analyze(text)) == []

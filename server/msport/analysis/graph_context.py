@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .chunks import ParsedChunk
 from .lru import LRU
@@ -23,7 +23,7 @@ from ..knowledge.index import KnowledgeBase
 from .names import LOCAL, Instance, ModuleContext, Ref, ScopeVisitor, _Key, dotted_name
 from .visitor import walk
 from .project.summary import NO_PROJECT, ClassExport, ExternalCall, FunctionExport, ModuleSummary, ProjectFacts
-from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, instantiate, join, join_arguments, source_text
+from .provenance import GRAPH_FACT, FunctionFacts, Kind, ModuleGraph, Origin, Prov, ProvenanceVisitor, instantiate, join, join_arguments, keyword_partial, source_text
 
 GRAPH, JIT, UNSEEN, PIPELINE, EAGER = "graph", "jit", "unseen", "pipeline", "eager"
 
@@ -179,6 +179,7 @@ class _Collector(ScopeVisitor):
             return
         value = node.value
         values = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
+        values = tuple(keyword_partial(v) for v in values)
         names = [v for v in values if isinstance(v, ast.Name) and v.id in self.function_names and not self.scope.lookup(v.id)[0]]
         me = self.scope_self_name()
         # `self.loss_method = self.pair_based_loss`: a bound method of the instance, called there.
@@ -659,6 +660,7 @@ class GraphContextBuilder:
                 callers=tuple(sorted(callers.get(name, ()))) + project.callers_of(name),
                 callees=edges[name],
                 runs=runs.get(name),
+                omitted=_omitted(passed, len(decl.params), bool(outside)),
             )))
         mode = next((f.mode for _, f in reversed(facts) if f.mode), None)
         graph = self._intern("graph", ModuleGraph(tuple(functions) + external_facts, classes, mode))
@@ -795,6 +797,14 @@ def _propagate(seeds: Dict[str, List[str]], edges: Dict[str, Tuple[str, ...]], d
             status[name] = kind
             queue.extend(e for e in edges.get(name, ()) if e not in status)
     return {name: status.get(name, UNSEEN) for name in decls}
+
+
+def _omitted(calls: Sequence[Tuple[Optional[Prov], ...]], count: int, outside: bool) -> FrozenSet[int]:
+    """FunctionFacts.omitted: the parameters some call of this module leaves out or passes None;
+    every one when calls from other modules count too (their arguments come joined)."""
+    if outside:
+        return frozenset(range(count))
+    return frozenset(i for i in range(count) if any(i >= len(c) or c[i] is None or c[i].none for c in calls))
 
 
 def _runs(own: Dict[str, Origin], decls: Dict[str, FunctionDecl], edges: Dict[str, Tuple[str, ...]],

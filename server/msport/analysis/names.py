@@ -340,6 +340,8 @@ def _layer_base_framework(base: str, context: ModuleContext, layers: Dict[str, s
         return None
     if qualified in knowledge.tensors.module_bases or is_layer_class(qualified, knowledge.tensors):
         return knowledge.tensors.framework_of(qualified)
+    if qualified in knowledge.tensors.library_layer_bases:
+        return knowledge.tensors.library_layer_bases[qualified]
     return context.imported_class(qualified)[1]  # a layer class of another module of the project
 
 
@@ -594,6 +596,9 @@ class ScopeVisitor(Visitor):
         if returned is not None:
             return returned
         if isinstance(func, Ref):
+            if func.qualified in self.facts.tensor_passthrough_functions and node.args:
+                first = self.infer(node.args[0])
+                return first if isinstance(first, TensorValue) else None
             return self._call_result(func.qualified)
         if isinstance(func, Instance) and self.is_layer(func):
             return TensorValue(func.framework or "torch")
@@ -863,6 +868,34 @@ class ScopeVisitor(Visitor):
         self.visit(node.target)
         value = self.infer(node.value) if node.value is not None else self._annotation_value(node.annotation)
         self.bind(node.target, value)
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        narrowed = self.narrow(node.test)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.widen(narrowed)
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def narrow(self, test: ast.AST) -> Dict[str, Tuple[Optional[Value], "TensorValue"]]:
+        """Inside `if isinstance(x, Tensor) [and ...]:` x holds a tensor, whatever it held before:
+        the names narrowed -> (what they held, the tensor), for widen() after the body."""
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        narrowed = {}
+        for name in filter(None, map(self._isinstance_tensor, tests)):
+            narrowed[name] = (self.scope.values.get(name, _ABSENT), TensorValue(self.module_framework() or "torch"))
+            self.scope.values[name] = narrowed[name][1]
+        return narrowed
+
+    def widen(self, narrowed: Dict[str, Tuple[Optional[Value], "TensorValue"]]) -> None:
+        """Undo narrow() after the body, unless the body rebound the name."""
+        for name, (before, tensor) in narrowed.items():
+            if self.scope.values.get(name) is tensor:
+                if before is _ABSENT:
+                    del self.scope.values[name]
+                else:
+                    self.scope.values[name] = before
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -1271,6 +1304,7 @@ def chained_tensors(function: ast.AST, visitor: "ScopeVisitor") -> FrozenSet[int
 
 
 _OPTIONAL = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional"})
+_ABSENT = object()  # a name not bound in a scope, as opposed to bound to None (unknown)
 #: Annotations of values that are never tensors (builtins as written, typing's containers qualified).
 _BUILTIN_NOT_TENSORS = frozenset({"list", "tuple", "dict", "set", "frozenset", "str", "bytes", "int", "float", "bool", "complex"})
 _NOT_TENSOR_TYPES = frozenset({"typing.List", "typing.Tuple", "typing.Dict", "typing.Set", "typing.FrozenSet",

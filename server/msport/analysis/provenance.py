@@ -27,7 +27,7 @@ from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Sequence
 from ..knowledge.index import KnowledgeBase
 from ..knowledge.triggers import Trigger
 from .findings import Span
-from .names import GRAPH_FACT, LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue
+from .names import GRAPH_FACT, LOCAL, Instance, ModuleContext, Ref, Scope, ScopeVisitor, TensorValue, dotted_name
 from .visitor import walk
 from .spans import node_span
 
@@ -244,6 +244,9 @@ class FunctionFacts:
     #: (in this module or another), as written there: a branch on data that calls it decides
     #: whether that shape is made (graph_context.py).
     runs: Optional[Origin] = None
+    #: Positions of the parameters some call leaves out or passes None (all of them when callers
+    #: in other modules are joined in, which cannot say): the others are always given a value.
+    omitted: FrozenSet[int] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
@@ -635,8 +638,10 @@ class ProvenanceVisitor(ScopeVisitor):
         self._branch_depth += 1
         for name, _, true, false in refinements:
             env[name] = false if negated else true
+        narrowed = {} if negated else self.narrow(test)
         for stmt in node.body:
             self.visit(stmt)
+        self.widen(narrowed)
         after_body = _unrefined(dict(env), refinements)
         env.clear()
         env.update(before)
@@ -658,25 +663,34 @@ class ProvenanceVisitor(ScopeVisitor):
     def _omitted_default(self, node: ast.If, before, after_body, after_else) -> None:
         """While summarising: `if p is None: p = default` (or `if p is not None: ... else: p =
         default`) on a parameter still as passed, with a default computed from data."""
-        if not (self.symbolic and len(self.frames) == 1) or not isinstance(node.test, ast.Compare):
+        tested = self._none_test(node.test, before)
+        if tested is None:
             return
-        test = node.test
-        if len(test.ops) != 1 or not isinstance(test.left, ast.Name) or not (
-                isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
-            return
-        frame, name = self.frames[-1], test.left.id
-        if name not in frame.params or not isinstance(test.ops[0], (ast.Is, ast.IsNot)):
-            return
-        index = frame.params.index(name)
-        bound = before.get(name)
-        if bound is None or ("value", index) not in bound[0].deps:
-            return
-        default = (after_body if isinstance(test.ops[0], ast.Is) else after_else).get(name)
+        name, index, when_none = tested
+        bound = before[name]
+        default = (after_body if when_none else after_else).get(name)
         if default is None or default is bound or not (default[0].data or default[0].dynamic):
             return
-        frame.data_defaults.add(index)
+        self.frames[-1].data_defaults.add(index)
         if self.passes_optional:
             self.env()[name] = bound
+
+    def _none_test(self, test: ast.AST, env: Dict[str, Binding]) -> Optional[Tuple[str, int, bool]]:
+        """While summarising: (name, position, whether the test holds when it is None) for `p is
+        None` / `p is not None` on a parameter still as passed."""
+        if not (self.symbolic and len(self.frames) == 1) or not isinstance(test, ast.Compare):
+            return None
+        if len(test.ops) != 1 or not isinstance(test.left, ast.Name) or not isinstance(test.ops[0], (ast.Is, ast.IsNot)) or not (
+                isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            return None
+        frame, name = self.frames[-1], test.left.id
+        if name not in frame.params:
+            return None
+        index = frame.params.index(name)
+        bound = env.get(name)
+        if bound is None or ("value", index) not in bound[0].deps:
+            return None
+        return name, index, isinstance(test.ops[0], ast.Is)
 
     def after_if(self, node: ast.If, before, after_body, after_else) -> None:
         """Hook: both branches walked (environments before, after the body, after orelse)."""
@@ -716,6 +730,7 @@ class ProvenanceVisitor(ScopeVisitor):
         defaults = _params_with_defaults(node)
         annotated = _annotated_params(node)
         constant_defaults = _params_with_defaults(node, constants_only=True)  # forward(self, x, k=5)
+        optional = _none_defaults(node)
         # Inputs of a jit-compiled function are tensors (Python scalars become constants), when
         # no caller in this file says what they are.
         jit_inputs = framework is not None and not self.symbolic and not (facts and facts.callers)
@@ -733,6 +748,9 @@ class ProvenanceVisitor(ScopeVisitor):
                 self.scope.values[name] = None  # construct(self, x, shape): a tuple, not a tensor
                 if self.symbolic and len(self.frames) == 1:
                     self.bind_name(name, Prov(deps=frozenset({("value", index)})), None)
+                elif passed is not None and not passed.tensor:
+                    # What the callers pass: `degree(col, x.size(0))` a shape, `int(n.item())` data.
+                    self.bind_name(name, passed, None)
                 continue
             if isinstance(value, TensorValue) and self.symbolic and len(self.frames) == 1:
                 # A tensor (x: Tensor) whose values the call decides: built from shapes at one
@@ -750,7 +768,10 @@ class ProvenanceVisitor(ScopeVisitor):
                 # gather of that length, and their length a data-dependent count.
                 self.bind_name(name, passed, None)
             elif isinstance(value, TensorValue):
-                self.bind_name(name, Prov(Kind.DATA, tensor=value.framework, mask=self._mask_name(name)), None)
+                # An optional input of a layer (`forward(self, x, max_len=None)`) is as often a
+                # Python number as a tensor: used directly as a size or a bound it is not data.
+                kind = Kind.UNKNOWN if name in optional and self._layer_input(node) else Kind.DATA
+                self.bind_name(name, Prov(kind, tensor=value.framework, mask=self._mask_name(name)), None)
             elif jit_inputs and name not in defaults:
                 self.scope.values[name] = TensorValue(framework)
                 self.bind_name(name, Prov(Kind.DATA, tensor=framework, mask=self._mask_name(name)), None)
@@ -761,28 +782,27 @@ class ProvenanceVisitor(ScopeVisitor):
                 if passed.tensor:
                     self.scope.values[name] = TensorValue(passed.tensor)
                 self.bind_name(name, passed, None)
-        self._note_optional(node)
+        self._note_optional(node, optional)
 
-    def _note_optional(self, node: ast.AST) -> None:
+    def _note_optional(self, node: ast.AST, optional: FrozenSet[str]) -> None:
         """The inputs defaulting to None, as bound on entry (see Frame.optional)."""
-        args = getattr(node, "args", None)
-        if args is None:
-            return
-        positional = [*args.posonlyargs, *args.args]
-        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
-            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
         env = self.env()
-        self.frames[-1].optional = {a.arg: env.get(a.arg) for a, d in pairs if isinstance(d, ast.Constant) and d.value is None}
+        self.frames[-1].optional = {name: env.get(name) for name in optional}
 
     def maybe_none(self, node: ast.Call, params: Sequence[str]) -> FrozenSet[int]:
         """Parameters (positions in *params*) that *node* passes the caller's optional inputs,
         unchanged since entry: they may be None (`scatter(x, batch, dim_size=batch_size)`)."""
         if not self.frames or not self.frames[-1].optional:
             return frozenset()
-        optional, env = self.frames[-1].optional, self.env()
+        frame = self.frames[-1]
+        optional, env = frame.optional, self.env()
+        # An optional input every caller passes a value (`degree(col, x.size(0))`) is no None here.
+        given = set() if frame.facts is None or not frame.facts.arguments else {
+            name for index, name in enumerate(frame.params) if index not in frame.facts.omitted}
 
         def unchanged(argument: ast.expr) -> bool:
-            return isinstance(argument, ast.Name) and argument.id in optional and env.get(argument.id) is optional[argument.id]
+            return (isinstance(argument, ast.Name) and argument.id in optional and argument.id not in given
+                    and env.get(argument.id) is optional[argument.id])
 
         found = {position for position, argument in enumerate(node.args) if unchanged(argument)}
         found |= {params.index(k.arg) for k in node.keywords if k.arg in params and unchanged(k.value)}
@@ -1326,6 +1346,15 @@ class ProvenanceVisitor(ScopeVisitor):
 
     def _eval_IfExp(self, node: ast.IfExp) -> Prov:
         a, b = self.evaluate(node.body), self.evaluate(node.orelse)
+        tested = self._none_test(node.test, self.env())
+        if tested is not None:
+            # `int(index.max()) + 1 if num_nodes is None else num_nodes`: the default computed from
+            # data runs only for calls that leave the parameter out (see Prov.when_omitted).
+            default, passed = (a, b) if tested[2] else (b, a)
+            if default.data or default.dynamic:
+                self.frames[-1].data_defaults.add(tested[1])
+                if self.passes_optional:
+                    return passed
         return join([a, b], tensor=a.tensor or b.tensor, mask=_masks([a, b]), keep_items=True)
 
     def _eval_Tuple(self, node) -> Prov:
@@ -1431,6 +1460,17 @@ def _params_with_defaults(node: ast.AST, constants_only: bool = False) -> Frozen
     return frozenset(a.arg for a, _ in pairs)
 
 
+def _none_defaults(node: ast.AST) -> FrozenSet[str]:
+    """Parameters defaulting to None."""
+    args = getattr(node, "args", None)
+    if args is None:
+        return frozenset()
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return frozenset(a.arg for a, d in pairs if isinstance(d, ast.Constant) and d.value is None)
+
+
 def _index_elements(index: ast.AST) -> Sequence[ast.AST]:
     return index.elts if isinstance(index, ast.Tuple) else (index,)
 
@@ -1443,6 +1483,16 @@ def _all_value_deps(provs: Iterable[Prov]) -> FrozenSet[Tuple[str, int]]:
 
 
 _STORED = "_msport_stored_methods"  # memo on the class node
+
+
+def keyword_partial(value: ast.expr) -> ast.expr:
+    """The function of `partial(f, k=v)` (functools'), *value* itself otherwise. With keywords
+    only, calling the partial passes its positional arguments to f's parameters in order, so f
+    gets its callers' arguments (`self.criterion = partial(self.smooth_l1_loss, beta=beta)`)."""
+    if (isinstance(value, ast.Call) and len(value.args) == 1 and not isinstance(value.args[0], ast.Starred)
+            and dotted_name(value.func) in ("partial", "functools.partial")):
+        return value.args[0]
+    return value
 
 
 def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
@@ -1465,6 +1515,7 @@ def stored_methods(cls: ast.ClassDef) -> Dict[str, Tuple[str, ...]]:
                 if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
                     continue
                 values = (node.value.body, node.value.orelse) if isinstance(node.value, ast.IfExp) else (node.value,)
+                values = tuple(keyword_partial(v) for v in values)
                 names = [v.attr for v in values if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == me]
                 if len(names) == len(values):
                     stored.setdefault(target.attr, []).extend(names)

@@ -54,6 +54,9 @@ class TensorFacts:
     inplace_evidence_exceptions: FrozenSet[str] = frozenset()
     #: methods of a torch layer no other object has: judged on a receiver msport cannot type
     layer_only_methods: FrozenSet[str] = frozenset()
+    #: Base classes of libraries built on a framework -> that framework (their subclasses are layers).
+    library_layer_bases: Dict[str, str] = field(default_factory=dict)
+    tensor_passthrough_functions: FrozenSet[str] = frozenset()  # f(t, ...) is a tensor when t is one
 
     def framework_of(self, qualified: str) -> Optional[str]:
         for prefix, framework in self.frameworks:
@@ -214,6 +217,8 @@ def _load_tensor_facts(path: Path) -> TensorFacts:
         tensor_namespaces=frozenset(data["tensor_namespaces"]),
         tensor_classes=frozenset(data["tensor_classes"]),
         module_bases=frozenset(data["module_bases"]),
+        library_layer_bases={c: f for f, classes in data.get("library_layer_bases", {}).items() for c in classes},
+        tensor_passthrough_functions=frozenset(data.get("tensor_passthrough_functions", ())),
         non_tensor_functions=frozenset(data["non_tensor_functions"]),
         non_tensor_methods=frozenset(data["non_tensor_methods"]),
         non_tensor_attributes=frozenset(data["non_tensor_attributes"]),

@@ -41,7 +41,7 @@ _PROVENANCE_FIELDS = (
     "fixed_count_methods", "transpose_methods", "transpose_attributes",
 )
 BRANCH_REASONS = (
-    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "iterates_dynamic", "exits_before_dynamic", "loop_grows", "side_dynamic", "sides_differ",
+    "size_guard", "runs_dynamic", "calls_dynamic", "appends", "stops", "skips", "loop_dynamic", "iterates_dynamic", "exits_before_dynamic", "loop_grows", "loop_appends", "side_dynamic", "sides_differ",
     "branch_dynamic_if", "branch_dynamic_else", "branches_differ", "return_dynamic", "returns_differ",
 )
 #: The frames of a finding's message ([messages]): the sentence that says what was found, by the

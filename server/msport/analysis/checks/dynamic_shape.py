@@ -321,6 +321,14 @@ class DynamicShapeCheck(Check, ProvenanceVisitor):
             reason = self.rules.branch_reason("size_guard", self.language, value=condition.origin.text if condition.origin else source_text(header))
             self._report_branch("loop", f"{keyword} {source_text(header)}", header, condition, reason)
             return
+        for stmt in _branch_statements(node.body):
+            # `for i in range(int(n.item())): out.append(x[i])`: as many tensors as the data says.
+            name = _appended(stmt)
+            if name is not None and name in before and self.evaluate(stmt.value.args[-1]).tensor:
+                reason = self.rules.branch_reason("loop_appends", self.language, name=name)
+                written = f"while {source_text(header)}" if keyword == "while" else f"for {source_text(node.target)} in {source_text(header)}"
+                self._report_branch("loop", written, header, condition, reason)
+                return
         for name, binding in after.items():
             old = before.get(name)
             if old is None or binding is old or not binding[0].tensor:
