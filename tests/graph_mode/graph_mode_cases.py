@@ -371,6 +371,17 @@ def f(x):
     y = ops.stop_gradient(x * 2)
     return y
 """),
+    # lightweight_gan's AugWrapper: the manager chosen into a local first
+    case("with", True, """
+import contextlib
+
+
+def f(x, detach=True):
+    context = ms._no_grad if detach else contextlib.nullcontext
+    with context():
+        y = x * 2
+    return y
+"""),
     # MS405: classmethod
     case("classmethod", True, """
 class Net(nn.Cell):
@@ -704,10 +715,49 @@ def f(x):
         loss = loss + x
     return loss
 """),
+    # a data operand, then a Python value, joined by and/or (gpytorch's `not t.item() and not prior`)
+    case("condition-join", True, """
+def f(x, flag=True):
+    if x.sum() > 3 and flag:
+        x = x * 2
+    return x
+"""),
+    case("condition-join", True, """
+def f(x):
+    n = 0
+    while x.sum() < 100 and n < 5:
+        x = x * 2
+        n = n + 1
+    return x
+"""),
+    case("condition-join", True, """
+def f(x):
+    return x * 2 if x.max() > 1 or x.shape[0] == 3 else x
+"""),
+    case("condition-join", False, """
+def f(x, flag=True):
+    if flag and x.sum() > 3:
+        x = x * 2
+    return x
+""", extra=("MS413",)),
+    case("condition-join", False, """
+def f(x):
+    if x.sum() > 3 and x.max() < 10:
+        x = x * 2
+    return x
+""", extra=("MS413",)),
     case("data-branch", True, """
 def f(x):
     if x.max() > 1:
         x = x / 2
+    return x
+"""),
+    # a data-dependent while alone compiles and agrees on 2.10 (the loop a port evaluation saw
+    # fail tested a Python counter after the tensor: condition-join above)
+    case("data-branch", True, """
+def f(x):
+    while x.sum() < 100:
+        x = x * 2
     return x
 """),
     case("data-branch", False, """
@@ -852,6 +902,18 @@ class Net(nn.Cell):
         last = x * 2
         return x + last
 """, inputs=("next_input()",), observe="obj.calls"),
+    # cogdl's SIGN and PPNP: a tensor cached on the first call under `is None`
+    case("tensor-attribute", False, NEXT_INPUT + """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.cache = None
+
+    def construct(self, x):
+        if self.cache is None:
+            self.cache = x * 2
+        return x + self.cache
+""", inputs=("next_input()",), observe="obj.cache"),
     # MS419: an attribute construct creates, read by a method construct calls
     case("new-attribute", True, """
 class Net(nn.Cell):

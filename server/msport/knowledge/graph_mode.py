@@ -29,7 +29,7 @@ KINDS = (
     "syntax", "builtin", "with", "classmethod", "method", "conditional-attribute", "self-container", "global-write", "statement-method",
     "third-party", "frozen", "branch-join", "data-branch", "hook", "view-inplace", "identity", "jit-setting",
     "tensor-attribute", "new-attribute", "attribute-handoff", "host-value", "first-call-guard", "host-size",
-    "host-output", "layer-attribute", "global-container", "loop-carried",
+    "host-output", "layer-attribute", "global-container", "loop-carried", "condition-join",
 )
 OUTCOMES = ("fails", "differs", "costs", "deprecated", "break", "ok")
 #: Nodes of the `syntax` kind that are not AST classes of their own.

@@ -74,6 +74,8 @@ class Frame:
     numbers: Set[str] = field(default_factory=set)  # names holding Python numbers taken from tensor data
     containers: Dict[str, str] = field(default_factory=dict)  # local name -> list / dict / set
     views: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # name -> (view API, base name)
+    #: name -> what it may be bound to, uncalled (`context = torch.no_grad if detach else nullcontext`)
+    aliases: Dict[str, Tuple[ast.AST, ...]] = field(default_factory=dict)
     globals: Set[str] = field(default_factory=set)
     non_tensors: Set[str] = field(default_factory=set)  # parameters that hold Python values
     loads: Optional[Dict[str, List[int]]] = None  # name -> lines it is read on (built on demand)
@@ -372,6 +374,10 @@ class GraphModeCheck(Check):
         frame.numbers.discard(name)
         frame.containers.pop(name, None)
         frame.views.pop(name, None)
+        frame.aliases.pop(name, None)
+        choices = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
+        if all(isinstance(choice, (ast.Name, ast.Attribute)) for choice in choices):
+            frame.aliases[name] = choices
         if self.is_data_number(value):
             frame.numbers.add(name)
         container = self._container_kind(value)
@@ -475,13 +481,16 @@ class GraphModeCheck(Check):
     def _check_with(self, item: ast.withitem, node: ast.With) -> None:
         manager = item.context_expr
         func = manager.func if isinstance(manager, ast.Call) else manager
-        qualified = self.qualified(func)
-        if not qualified:
-            return
-        for rule in self.rules.of_kind("with"):
-            if any(qualified == api or qualified.startswith(api + ".") for api in rule.apis):
-                self.report(rule, manager, manager, api=qualified)
-                return
+        # a local bound to a manager on one side of a condition is that manager when it holds
+        choices = self.frame.aliases.get(func.id, (func,)) if isinstance(func, ast.Name) else (func,)
+        for choice in choices:
+            qualified = self.qualified(choice)
+            if not qualified:
+                continue
+            for rule in self.rules.of_kind("with"):
+                if any(qualified == api or qualified.startswith(api + ".") for api in rule.apis):
+                    self.report(rule, manager, manager, api=qualified)
+                    return
 
     def visit_Compare(self, node: ast.Compare) -> None:
         for op, comparator in zip(node.ops, node.comparators):
@@ -637,7 +646,7 @@ class GraphModeCheck(Check):
 
     def _carries_tensor(self, node: ast.AST) -> bool:
         """Tensor data reaches *node*: not only its metadata (x.shape, x.size(-1), len(x))."""
-        if self._metadata(node):
+        if self.is_metadata(node):
             return False
         if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) and self.is_tensor(node):
             return True
@@ -645,7 +654,8 @@ class GraphModeCheck(Check):
             return True
         return any(self._carries_tensor(child) for child in ast.iter_child_nodes(node))
 
-    def _metadata(self, node: ast.AST) -> bool:
+    def is_metadata(self, node: ast.AST) -> bool:
+        """*node* reads a tensor's metadata (x.shape, x.size(-1), len(x)), known when compiling."""
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "len" and self.is_builtin("len"):
                 return True

@@ -5,8 +5,10 @@ decided when the graph is compiled, so both sides are compiled and joined: their
 have one type. A name that is a tensor on one side and a Python number on the other (``loss = 0``
 then ``if cond: loss = loss + l``), or returns of tuples of different lengths, fail to compile
 ("Cannot join the return values of different branches"); None joins with a tensor, and shapes
-are the dynamic-shape family's business (MS211). Any other data-dependent branch compiles into
-subgraphs: information (a graph break under bytecode capture, an error with fullgraph=True).
+are the dynamic-shape family's business (MS211). The condition itself joins two kinds when
+`and`/`or` meet tensor data first and a Python value after it: they give back one of their
+operands (MS412 too). Any other data-dependent branch compiles into subgraphs: information (a
+graph break under bytecode capture, an error with fullgraph=True).
 
 What a name holds is tracked on the way, per function, as a kind: "tensor", "number", "none",
 ("tuple", n), or unknown; unknown kinds are never judged.
@@ -99,6 +101,66 @@ class BranchJudge:
             return any(self._data_value(s) for s in (node.left, *node.comparators))
         return self._data_value(node)
 
+    def _condition_join(self, test: ast.AST) -> bool:
+        """Report a condition whose `and`/`or` meets tensor data before a Python value (measured
+        to fail to join); whether it did."""
+        pair = self._mixed_operands(test)
+        if pair is None:
+            return False
+        from ..provenance import source_text
+
+        for rule in self.check.rules.of_kind("condition-join"):
+            self.check.report(rule, test, test, name=source_text(pair[0]), value=source_text(pair[1]))
+        return True
+
+    def _mixed_operands(self, test: ast.AST) -> Optional[Tuple[ast.AST, ast.AST]]:
+        """(data operand, Python operand after it) of an and/or in *test*, looking through `not`."""
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if not isinstance(test, ast.BoolOp):
+            return None
+        data = None
+        for operand in test.values:
+            if data is not None and self._python_value(operand):
+                return data, operand
+            inner = self._mixed_operands(operand)
+            if inner is not None:
+                return inner
+            if data is None and self.is_data(operand):
+                data = operand
+        return None
+
+    def _python_value(self, node: ast.AST) -> bool:
+        """A value the compiler knows as a Python bool or number: a constant, a flag parameter, a
+        number local, `self.training`, a test of identity, membership, type or shape. Anything
+        msport cannot tell (a call, an attribute of unknown kind) is not one: no finding."""
+        check = self.check
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self._python_value(node.operand)
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            frame = check.frame
+            return (frame is not None and node.id in frame.non_tensors) or self.kinds().get(node.id) == "number"
+        if isinstance(node, ast.Attribute):
+            return node.attr == "training" and isinstance(node.value, ast.Name) and node.value.id == check.scope_self_name()
+        if isinstance(node, ast.Compare):
+            if self.is_data(node):
+                return False
+            return any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops) or all(
+                self._static(side) for side in (node.left, *node.comparators))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "hasattr", "callable"):
+            return check.is_builtin(node.func.id)
+        return False
+
+    def _static(self, node: ast.AST) -> bool:
+        """A Python value or tensor metadata (x.shape[1:], len(x), x.dim()): known when compiling."""
+        if isinstance(node, ast.Subscript):
+            return self._static(node.value)
+        if isinstance(node, ast.BinOp):
+            return self._static(node.left) and self._static(node.right)
+        return self.check.is_metadata(node) or self._python_value(node)
+
     def _data_value(self, node: ast.AST) -> bool:
         check = self.check
         if check.is_tensor(node) or check.is_data_number(node):
@@ -124,7 +186,7 @@ class BranchJudge:
         kinds = self.kinds()
         kinds.clear()
         kinds.update(_merge(body, else_, before))
-        if not data:
+        if not data or self._condition_join(node.test):
             return
         reason = self._join_failure(body, else_, before, node) or self._growth(node)
         self._judged(node, node.test, reason)
@@ -136,12 +198,12 @@ class BranchJudge:
         kinds.update(_merge(body, None, before))
         for statement in node.orelse:
             self.check.visit(statement)
-        if data:
+        if data and not self._condition_join(node.test):
             # The loop's result joins the values before the first pass with those after one.
             self._judged(node, node.test, self._join_failure(body, before, before, node))
 
     def visit_ifexp(self, node: ast.IfExp) -> None:
-        if not self.is_data(node.test):
+        if not self.is_data(node.test) or self._condition_join(node.test):
             return
         a, b = self.kind(node.body), self.kind(node.orelse)
         reason = None

@@ -87,7 +87,7 @@ class StateJudge:
                 return
         if state.framework_parent and not state.created_outside.get(name):
             return  # self.running_mean = ... in a norm layer's subclass: the base's buffer
-        if self._tensor(value) and not _recast_of(value, name, target.value.id):
+        if self._tensor(value) and not _recast_of(value, name, target.value.id) and not self._cache_fill(name, target.value.id):
             for rule in self.rules.of_kind("tensor-attribute"):
                 check.report(rule, node, node, name=name)
 
@@ -116,6 +116,18 @@ class StateJudge:
                    and part.value.id == self_name for part in walk(test)):
                 return test
         return None
+
+    def _cache_fill(self, name: str, self_name: str) -> bool:
+        """Whether an enclosing if tests `self.<name> is None` (or `is not None`): a cache filled on
+        the first call and read afterwards, measured to compile and agree with PyNative (cogdl's
+        `if self.cache_x is None: self.cache_x = ...`)."""
+        for test in self.check._tests:
+            for part in walk(test):
+                if (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], (ast.Is, ast.IsNot))
+                        and isinstance(part.comparators[0], ast.Constant) and part.comparators[0].value is None
+                        and isinstance(part.left, ast.Attribute) and part.left.attr == name and _is_name(part.left.value, self_name)):
+                    return True
+        return False
 
     def _callers_reading(self, cls: ast.ClassDef, method: str, name: str) -> list:
         """Compiled methods of *cls* that call self.<method>(...) and read self.<name> after that
