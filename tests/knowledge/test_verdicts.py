@@ -125,6 +125,14 @@ def test_backend_aware_targets():
     assert cpu_adam.mindspore == "mindspore.experimental.optim.Adam" and "unchanged" in cpu_adam.note
     assert knowledge.verdict("torch.optim.Adam", (2, 10), "ascend").mindspore == "mindspore.mint.optim.Adam"
     assert knowledge.verdict("torch.nn.Dropout", (2, 10), "cpu").mindspore == "mindspore.nn.Dropout"
+    for method in INPLACE:
+        cpu = knowledge.verdict(f"torch.Tensor.{method}", (2, 10), "cpu")
+        assert cpu.status == "divergent" and cpu.mindspore == f"mindspore.Tensor.{method[:-1]}" and "unchanged" in cpu.note
+        ascend = knowledge.verdict(f"torch.Tensor.{method}", (2, 10), "ascend")
+        assert ascend.status == "equivalent" and ascend.mindspore == f"mindspore.Tensor.{method}"
+
+
+INPLACE = ("add_", "sub_", "mul_", "div_")
 
 
 MEASURE = r'''
@@ -180,6 +188,13 @@ try:
     out["tensor_requires_grad"] = True
 except AttributeError:
     out["tensor_requires_grad"] = False
+out["inplace"] = {}
+for method in ("add_", "sub_", "mul_", "div_"):
+    for kind in ("tensor", "parameter"):
+        x = ms.Tensor(np.array([1.0, 2.0], np.float32))
+        x = ms.Parameter(x, name="p") if kind == "parameter" else x
+        returned = getattr(x, method)(2.0)
+        out["inplace"][f"{kind}.{method}"] = [x.asnumpy().tolist(), returned.asnumpy().tolist()]
 print(json.dumps(out))
 '''
 
@@ -209,3 +224,7 @@ def test_the_measured_facts_behind_these_verdicts_still_hold():
     assert facts["type"] is True and facts["scalar"] == "Float32" and facts["tensor_requires_grad"] is False
     assert facts["clamp_min"] == torch.tensor([-1.0, 2.0]).clamp_min(0).tolist()
     assert facts["eps"] == torch.finfo(torch.float32).eps
+    for method in INPLACE:  # x.mul_(2) returns what torch's does, and leaves x as it was (torch changes it)
+        expected = getattr(torch.tensor([1.0, 2.0]), method)(2.0).tolist()
+        for kind in ("tensor", "parameter"):
+            assert facts["inplace"][f"{kind}.{method}"] == [[1.0, 2.0], expected], (kind, method)
